@@ -1,0 +1,251 @@
+// Widget "row-split": why the first matrix must not be split by rows. Two GPUs each hold two
+// rows of W; their partial products only add up to xW, so a nonlinearity applied on each GPU
+// before the all-reduce gives a different (wrong) answer than one applied after it.
+
+import { h, fill, uid } from "./dom.js";
+import { translator } from "./i18n.js";
+import { inputGrid, readGrid, showErrors, entryErrorText, ENTRY_MESSAGES } from "./grid.js";
+import { rowSplit, formatVector, formatNumber, nearlyEqual, isShownExactly, ACTIVATIONS } from "./matrix.js";
+
+// The numbers of the Polish source (seed 001).
+const DEFAULT_x = [1, 2, -1, 3];
+const DEFAULT_W = [[2, -1], [1, 2], [3, 0], [-2, 1]];
+const SPLIT = 2; // GPU A holds rows 0–1 of W (and x[0], x[1]); GPU B rows 2–3.
+const GPUS = ["A", "B"];
+
+/** The widget's text; exported so the unit tests can check both languages are complete. */
+export const MESSAGES = {
+  en: {
+    ...ENTRY_MESSAGES.en,
+    title: "Split by rows, then a nonlinearity",
+    intro: "GPU A holds rows 0–1 of W, GPU B rows 2–3. Each multiplies its half of x by its rows; the all-reduce adds the two partial results.",
+    prompt: "Change the last input coordinate, x[3], and check both orders.",
+    "caption-x": "x (input)",
+    "caption-W": "W (4 × 2): split by rows",
+    gpu: "GPU {g}",
+    nonlinearity: "Nonlinearity",
+    partial: "partial result, rows {rows}",
+    "partial-label": "GPU {g} partial",
+    "sum-label": "sum (all-reduce)",
+    sum: "all-reduce: the sum of the partials",
+    "full-label": "xW (unsplit)",
+    full: "xW computed whole",
+    "sum-matches": "the same as xW",
+    "sum-differs": "differs from xW",
+    "after-title": "{act} after the sum",
+    "after-note": "correct",
+    "before-title": "{act} before the sum, on each GPU",
+    "before-note": "what a row split would compute without a second communication",
+    "after-label": "{act} after the sum",
+    "before-label": "{act} before the sum",
+    disagree: ({ coords }) => `The two orders disagree in coordinate${coords.length > 1 ? "s" : ""} ${coords.join(" and ")}: applying the nonlinearity to the partials is not the same as applying it to their sum.`,
+    agree: "For these numbers both orders happen to agree. They disagree as soon as a partial result has an entry the nonlinearity changes differently than the sum: try a larger negative entry.",
+    blocked: "Fix the input marked above to see the results.",
+  },
+  pl: {
+    ...ENTRY_MESSAGES.pl,
+    title: "Podział wierszami, a potem nieliniowość",
+    intro: "GPU A ma wiersze 0–1 macierzy W, GPU B wiersze 2–3. Każde mnoży swoją połowę x przez swoje wiersze; all-reduce dodaje oba wyniki częściowe.",
+    prompt: "Zmień ostatnią współrzędną wejścia, x[3], i sprawdź obie kolejności.",
+    "caption-x": "x (wejście)",
+    "caption-W": "W (4 × 2): podział wierszami",
+    gpu: "GPU {g}",
+    nonlinearity: "Nieliniowość",
+    partial: "wynik częściowy, wiersze {rows}",
+    "partial-label": "GPU {g}, wynik częściowy",
+    "sum-label": "suma (all-reduce)",
+    sum: "all-reduce: suma wyników częściowych",
+    "full-label": "xW (bez podziału)",
+    full: "xW policzone w całości",
+    "sum-matches": "to samo co xW",
+    "sum-differs": "różni się od xW",
+    "after-title": "{act} po sumowaniu",
+    "after-note": "poprawnie",
+    "before-title": "{act} przed sumowaniem, na każdym GPU",
+    "before-note": "to policzyłby podział wierszami bez drugiej komunikacji",
+    "after-label": "{act} po sumowaniu",
+    "before-label": "{act} przed sumowaniem",
+    disagree: ({ coords }) => `Kolejności dają różne wyniki (${coords.length > 1 ? "współrzędne" : "współrzędna"} ${coords.join(" i ")}): nieliniowość nałożona na wyniki częściowe to nie to samo, co nałożona na ich sumę.`,
+    agree: "Dla tych liczb obie kolejności przypadkiem się zgadzają. Rozjadą się, gdy wynik częściowy ma współrzędną, którą nieliniowość zmienia inaczej niż sumę: spróbuj większej liczby ujemnej.",
+    blocked: "Popraw zaznaczone pole powyżej, aby zobaczyć wyniki.",
+  },
+};
+
+const t = translator(MESSAGES);
+
+const ACT_NAMES = { relu: "ReLU", gelu: "GeLU" };
+
+export function mount(el, ctx) {
+  const state = {
+    lang: ctx.lang ?? "en",
+    activation: "relu",
+    text: { x: [DEFAULT_x.map(String)], W: DEFAULT_W.map((r) => r.map(String)) },
+  };
+  let view = null;
+  const radioName = uid("tpw-act");
+
+  function render() {
+    const lang = state.lang;
+    const gpuOfRow = (r) => (r < SPLIT ? 0 : 1);
+    const gridx = inputGrid({
+      name: "x", vector: true, values: state.text.x, onInput: edited,
+      cellClass: (_, c) => `gpu-${gpuOfRow(c)}${c === DEFAULT_x.length - 1 ? " tpw-prompted" : ""}`,
+      colHead: (c) => h("span", { class: `tpw-gpu-tag` }, t(lang, "gpu", { g: GPUS[gpuOfRow(c)] })),
+    });
+    const gridW = inputGrid({
+      name: "W", values: state.text.W, onInput: edited,
+      cellClass: (r) => `gpu-${gpuOfRow(r)}`,
+      rowHead: (r) => h("span", { class: "tpw-gpu-tag" }, t(lang, "gpu", { g: GPUS[gpuOfRow(r)] })),
+    });
+    for (const th of gridx.table.querySelectorAll("thead th")) th.classList.add(`gpu-${gpuOfRow(Number(th.dataset.col))}`);
+    for (const th of gridW.table.querySelectorAll("tbody th")) th.classList.add(`gpu-${gpuOfRow(Number(th.dataset.row))}`);
+    const errorsx = h("div", { class: "tpw-errors", "data-testid": "errors-x" });
+    const errorsW = h("div", { class: "tpw-errors", "data-testid": "errors-W" });
+
+    const radios = h(
+      "fieldset",
+      { class: "tpw-switch", role: "radiogroup" },
+      h("legend", {}, t(lang, "nonlinearity")),
+      Object.entries(ACT_NAMES).map(([value, name]) =>
+        h(
+          "label",
+          {},
+          h("input", {
+            type: "radio", name: radioName, value, checked: state.activation === value,
+            onchange: () => { state.activation = value; compute(); },
+          }),
+          " ", name
+        )
+      )
+    );
+
+    view = { grids: { x: gridx, W: gridW }, errors: { x: errorsx, W: errorsW }, results: h("div", { class: "tpw-results" }) };
+    fill(
+      el,
+      h(
+        "section",
+        { class: "tpw tpw-rowsplit", lang },
+        h("h3", { class: "tpw-title" }, t(lang, "title")),
+        h("p", { class: "tpw-intro" }, t(lang, "intro")),
+        h("p", { class: "tpw-prompt", "data-testid": "prompt" }, h("span", { "aria-hidden": "true" }, "☞ "), t(lang, "prompt")),
+        h(
+          "div",
+          { class: "tpw-inputs" },
+          h("figure", { class: "tpw-matrix" }, h("figcaption", {}, t(lang, "caption-x")), gridx.table, errorsx),
+          h("figure", { class: "tpw-matrix" }, h("figcaption", {}, t(lang, "caption-W")), gridW.table, errorsW),
+          radios
+        ),
+        view.results
+      )
+    );
+    compute();
+  }
+
+  function edited() {
+    for (const name of ["x", "W"]) state.text[name] = view.grids[name].inputs.map((row) => row.map((i) => i.value));
+    compute();
+  }
+
+  function compute() {
+    const lang = state.lang;
+    const read = {};
+    for (const name of ["x", "W"]) {
+      const { values, errors } = readGrid(view.grids[name].inputs);
+      showErrors(view.errors[name], errors.map((e) => ({ input: e.input, text: entryErrorText(t, lang, e) })));
+      read[name] = values;
+    }
+    if (!read.x || !read.W) {
+      fill(view.results, h("p", { class: "tpw-blocked", "data-testid": "blocked" }, t(lang, "blocked")));
+      return;
+    }
+    const act = ACT_NAMES[state.activation];
+    const r = rowSplit(read.x[0], read.W, state.activation, SPLIT);
+    const vec = (v, testid, label, differs = null) =>
+      h(
+        "output",
+        { class: "tpw-vector", "data-testid": testid, "aria-label": label, "aria-live": "off" },
+        "[",
+        v.flatMap((x, k) => [
+          k ? ", " : "",
+          differs ? h("span", { class: differs[k] ? "tpw-entry is-diff" : "tpw-entry" }, formatNumber(x)) : formatNumber(x),
+        ]),
+        "]"
+      );
+    const sumOk = nearlyEqual(r.sum, r.full);
+    const coords = r.differs.flatMap((d, k) => (d ? [k] : []));
+    const partials = r.partials.map((p, i) =>
+      h(
+        "p",
+        { class: `tpw-line tpw-partial gpu-${i}` },
+        h("span", { class: "tpw-gpu-badge" }, t(lang, "gpu", { g: GPUS[i] })),
+        " ",
+        h("span", { class: "tpw-label" }, t(lang, "partial", { rows: i ? `${SPLIT}–${DEFAULT_x.length - 1}` : `0–${SPLIT - 1}` })),
+        " = ",
+        vec(p, `partial-${GPUS[i]}`, t(lang, "partial-label", { g: GPUS[i] }))
+      )
+    );
+    const actOf = (p) => formatVector(p.map(ACTIVATIONS[state.activation]), "[]");
+    fill(
+      view.results,
+      h(
+        "div",
+        { class: "tpw-panel" },
+        partials,
+        h("p", { class: "tpw-line" }, h("span", { class: "tpw-label" }, t(lang, "sum")), " = ", vec(r.sum, "sum", t(lang, "sum-label"))),
+        h(
+          "p",
+          { class: "tpw-line" },
+          h("span", { class: "tpw-label" }, t(lang, "full")), " = ", vec(r.full, "full", t(lang, "full-label")),
+          " ", h("span", { class: `tpw-aside ${sumOk ? "is-equal" : "is-different"}` }, sumOk ? `✓ ${t(lang, "sum-matches")}` : `✗ ${t(lang, "sum-differs")}`)
+        )
+      ),
+      h(
+        "div",
+        { class: "tpw-orders" },
+        h(
+          "div",
+          { class: "tpw-panel tpw-order is-right" },
+          h("h4", {}, h("span", { class: "tpw-icon", "aria-hidden": "true" }, "✓"), " ", t(lang, "after-title", { act })),
+          h("p", { class: "tpw-note" }, t(lang, "after-note")),
+          h("p", { class: "tpw-line" }, nowrap(`${act}(${formatVector(r.sum, "[]")})`), rel(r.after), vec(r.after, "after", t(lang, "after-label", { act }), r.differs))
+        ),
+        h(
+          "div",
+          { class: "tpw-panel tpw-order is-wrong" },
+          h("h4", {}, h("span", { class: "tpw-icon", "aria-hidden": "true" }, "✗"), " ", t(lang, "before-title", { act })),
+          h("p", { class: "tpw-note" }, t(lang, "before-note")),
+          h(
+            "p",
+            { class: "tpw-line" },
+            nowrap(`${act}(${formatVector(r.partials[0], "[]")})`), " + ", nowrap(`${act}(${formatVector(r.partials[1], "[]")})`),
+            rel(r.partials.flat().map(ACTIVATIONS[state.activation])), nowrap(actOf(r.partials[0])), " + ", nowrap(actOf(r.partials[1])), rel(r.before),
+            vec(r.before, "before", t(lang, "before-label", { act }), r.differs)
+          )
+        )
+      ),
+      h(
+        "p",
+        { class: `tpw-verdict ${coords.length ? "is-different" : "is-equal"}`, "data-testid": "verdict", "data-agree": String(!coords.length) },
+        h("span", { class: "tpw-icon", "aria-hidden": "true" }, coords.length ? "≠" : "="),
+        " ",
+        coords.length ? t(lang, "disagree", { coords }) : t(lang, "agree")
+      )
+    );
+  }
+
+  ctx.onLangChange?.((lang) => {
+    state.lang = lang;
+    render();
+  });
+  render();
+}
+
+/** A formula fragment that must not break across lines. */
+function nowrap(text) {
+  return h("span", { class: "tpw-nowrap" }, text);
+}
+
+/** " = " when every shown number is exact, " ≈ " when some were rounded to 3 decimals. */
+function rel(values) {
+  return values.every(isShownExactly) ? " = " : " \u2248 ";
+}
