@@ -1,0 +1,94 @@
+"""Grading speed of the tp-mlp reference solution, in CPython and in Pyodide under Node.
+
+    .venv/bin/python bench/grade_bench.py [--runs 5]
+
+For each runtime: the first grading in a fresh process (after imports and loading the
+lesson; `prepare` is the browser's warm-up, which the first Run then no longer pays) and the
+warm grading after it. Prints medians over `--runs` fresh processes; a benchmark, not a test.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests" / "pyodide_node"))
+from harness import grade_in_pyodide, missing  # noqa: E402
+
+LESSON = REPO / "lessons" / "tp-mlp"
+
+CPYTHON_ONE_PROCESS = r"""
+import json, sys, time
+t0 = time.perf_counter()
+from lessonkit import grade, load_lesson
+lesson = load_lesson(sys.argv[1])
+source = lesson.reference.read_text()
+ready = time.perf_counter() - t0
+times = []
+for _ in range(int(sys.argv[2])):
+    t = time.perf_counter()
+    assert grade(lesson, source).passed
+    times.append(time.perf_counter() - t)
+print(json.dumps({"ready": ready, "times": times}))
+"""
+
+
+def cpython(runs: int, warm_runs: int) -> dict:
+    ready, first, warm = [], [], []
+    for _ in range(runs):
+        out = subprocess.run([sys.executable, "-c", CPYTHON_ONE_PROCESS, str(LESSON),
+                              str(1 + warm_runs)], capture_output=True, text=True, check=True,
+                             env={"PYTHONPATH": str(REPO / "py")})
+        data = json.loads(out.stdout)
+        ready.append(data["ready"])
+        first.append(data["times"][0])
+        warm.append(statistics.median(data["times"][1:]))
+    return {"import+load": ready, "first grade": first, "warm grade": warm}
+
+
+def pyodide(runs: int, warm_runs: int, prepare: bool) -> dict:
+    ready, first, warm = [], [], []
+    source = (LESSON / "reference.py").read_text()
+    for _ in range(runs):
+        start, results = grade_in_pyodide(LESSON, {"reference": source}, repeat=1 + warm_runs,
+                                          prepare=prepare)
+        assert all(r["report"]["passed"] for r in results)
+        ready.append(start)
+        first.append(results[0]["ms"] / 1000)
+        warm.append(statistics.median(r["ms"] for r in results[1:]) / 1000)
+    label = "start+prepare" if prepare else "start"
+    return {label: ready, "first grade": first, "warm grade": warm}
+
+
+def show(title: str, figures: dict, runs: int) -> None:
+    print(f"{title} (median of {runs} fresh processes)")
+    for name, values in figures.items():
+        print(f"  {name:<15} {statistics.median(values) * 1000:8.1f} ms"
+              f"   (min {min(values) * 1000:.1f}, max {max(values) * 1000:.1f})")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--warm-runs", type=int, default=5)
+    args = parser.parse_args()
+    t = time.perf_counter()
+    show("CPython " + sys.version.split()[0], cpython(args.runs, args.warm_runs), args.runs)
+    reason = missing()
+    if reason:
+        print(f"Pyodide: skipped, {reason}")
+    else:
+        show("Pyodide 0.27.7 under Node, cold first grade",
+             pyodide(args.runs, args.warm_runs, prepare=False), args.runs)
+        show("Pyodide 0.27.7 under Node, after browser.prepare()",
+             pyodide(args.runs, args.warm_runs, prepare=True), args.runs)
+    print(f"(benchmark took {time.perf_counter() - t:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()

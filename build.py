@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""Builds the course site into dist/.
+
+  python build.py [--out DIR] [--lessons DIR]   validate every lesson, render, bundle, vendor
+  python build.py fetch                         fill .cache/vendor/ with the verified Pyodide inputs
+  python build.py serve [PORT | --port N] [--no-isolation] [--no-build]
+                                                build, then serve on localhost and print the URL
+
+A problem stops the build with a located message (`path:line: message`) and exit status 1.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT / "tools"))
+
+from sitebuild import bundle, lessons, pages, serve, vendor  # noqa: E402
+from sitebuild.errors import BuildError  # noqa: E402
+
+PY_DIR = ROOT / "py"
+WEB_DIR = ROOT / "web"
+# Packages every lesson page loads besides the lesson's own: the grader runs the checks with pytest.
+GRADER_PACKAGES = ["pytest"]
+
+
+def log(message: str):
+    print(f"[build] {message}", flush=True)
+
+
+def build(out: Path, lessons_dir: Path, minify: bool = True) -> Path:
+    started = time.monotonic()
+    lesson_dirs = lessons.find_lessons(lessons_dir)
+    if not lesson_dirs:
+        raise BuildError(f"no lessons found in {lessons_dir} (a lesson is a folder with lesson.toml)")
+    # Cheap checks first (lesson.toml, companion files, the prose), then the engine's full check.
+    loaded = sorted((lessons.load(d, ROOT) for d in lesson_dirs), key=lambda l: (l.order, l.id))
+    known_widgets = json.loads((WEB_DIR / "widgets.json").read_text())
+    lessons.render_prose(loaded, known_widgets, ROOT / "tools" / "sitebuild", ROOT)
+    lessons.validate(lesson_dirs, PY_DIR, ROOT, log)
+    inputs = vendor.Resolver(ROOT, log=log).resolve_all()
+
+    # Build into a fresh folder next to `out`, then swap it in: a failed build leaves the last
+    # good site in place.
+    out = out.resolve()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    stage = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
+    stage.chmod(0o755)  # mkdtemp's 0700 would keep a web server's user out
+    try:
+        log("bundling the front end")
+        assets = bundle.bundle(ROOT, stage / "assets", minify=minify)
+        sizes = vendor.write_pyodide_dir(inputs, stage / "pyodide")
+        engine_zip = stage / "py" / "lessonkit.zip"
+        lessons.write_zip(engine_zip, lessons.engine_entries(PY_DIR))
+        for lesson in loaded:
+            write_lesson(stage, lesson, assets, sizes, engine_zip)
+        (stage / "index.html").write_text(pages.index_page(loaded, assets), encoding="utf-8")
+        if out.exists():
+            shutil.rmtree(out)
+        stage.rename(out)
+    except BaseException:
+        shutil.rmtree(stage, ignore_errors=True)
+        raise
+    log(f"built {out} ({len(loaded)} lesson{'s' * (len(loaded) != 1)}) in {time.monotonic() - started:.1f} s")
+    return out
+
+
+def write_lesson(site: Path, lesson: lessons.Lesson, assets: dict, sizes: dict, engine_zip: Path):
+    page_dir = site / "lessons" / lesson.id
+    archive = page_dir / "lesson.zip"
+    lessons.write_zip(archive, [(p.as_posix(), lesson.dir / p) for p in lessons.shipped_paths(lesson)])
+    for rel in lesson.companion.values():
+        (page_dir / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(lesson.dir / rel, page_dir / rel)
+    packages = [*lesson.packages, *GRADER_PACKAGES]
+    # What the worker downloads through fetch, for the progress indicator's "x of y MB".
+    lock = json.loads((site / "pyodide" / "pyodide-lock.json").read_text())
+    wheels = _with_depends(packages, lock["packages"])
+    download_bytes = (sizes["pyodide.asm.wasm"] + sizes["python_stdlib.zip"] + sizes["pyodide-lock.json"]
+                      + sum(sizes[lock["packages"][w]["file_name"]] for w in wheels)
+                      + engine_zip.stat().st_size + archive.stat().st_size)
+    config = {
+        "lesson": {"id": lesson.id, "title": lesson.title, "starter": lesson.starter,
+                   "languages": lesson.languages, "packages": packages,
+                   "checkSeconds": lesson.extra["limits"].get("check_seconds", 5.0)},
+        "urls": {"worker": f"../../assets/{assets['worker.js']}", "pyodide": "../../pyodide/",
+                 "engine": "../../py/lessonkit.zip", "lesson": "lesson.zip"},
+        "downloadBytes": download_bytes,
+    }
+    (page_dir / "index.html").write_text(pages.lesson_page(lesson, assets, config), encoding="utf-8")
+
+
+def _with_depends(names: list[str], packages: dict) -> list[str]:
+    seen: list[str] = []
+    todo = list(names)
+    while todo:
+        name = todo.pop()
+        if name not in seen:
+            seen.append(name)
+            todo.extend(packages[name]["depends"])
+    return seen
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("command", nargs="?", default="build", choices=["build", "fetch", "serve"])
+    parser.add_argument("--out", type=Path, default=ROOT / "dist", help="output folder (default dist/)")
+    parser.add_argument("--lessons", type=Path, default=ROOT / "lessons", help="lessons folder")
+    parser.add_argument("port_arg", nargs="?", type=int, metavar="PORT",
+                        help="serve: the port, as `./dev serve PORT` passes it")
+    parser.add_argument("--port", type=int, default=8000, help="serve: port (0 picks a free one)")
+    parser.add_argument("--host", default="127.0.0.1", help="serve: address to listen on")
+    parser.add_argument("--no-isolation", action="store_true",
+                        help="serve: no COOP/COEP headers, like a plain static host")
+    parser.add_argument("--no-build", action="store_true", help="serve: serve the existing output")
+    parser.add_argument("--no-minify", action="store_true", help="readable bundles for debugging")
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "fetch":
+            inputs = vendor.Resolver(ROOT, log=log).resolve_all()
+            log(f"all {len(inputs)} Pyodide inputs are present and verified")
+            return 0
+        if not (args.command == "serve" and args.no_build):
+            build(args.out, args.lessons, minify=not args.no_minify)
+        if args.command == "serve":
+            port = args.port if args.port_arg is None else args.port_arg
+            run_server(args.out, args.host, port, isolated=not args.no_isolation)
+        return 0
+    except BuildError as e:
+        print(f"build failed:\n{e}", file=sys.stderr)
+        return 1
+
+
+def run_server(directory: Path, host: str, port: int, isolated: bool):
+    server = serve.make_server(directory, host, port, isolated=isolated)
+    mode = "cross-origin isolated" if isolated else "without COOP/COEP"
+    print(f"Serving {directory} ({mode}) at {serve.url_of(server)}  (Ctrl+C stops)", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,51 @@
+"""Shared pieces of the tp-mlp checks: the correct math (used only after the learner's call
+has returned) and the lesson's worked example."""
+import math
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+C = math.sqrt(2.0 / math.pi)
+
+
+def tanh_gelu(x, c=C, k=0.044715):
+    x = np.asarray(x, dtype=np.float64)
+    return 0.5 * x * (1.0 + np.tanh(c * (x + k * x**3)))
+
+
+def erf_gelu(x):
+    x = np.asarray(x, dtype=np.float64)
+    return 0.5 * x * (1.0 + np.vectorize(math.erf)(x / math.sqrt(2.0)))
+
+
+def mlp_from_shards(X, shards, act=tanh_gelu):
+    X = np.asarray(X, dtype=np.float64)
+    return sum(act(X @ np.asarray(a, dtype=np.float64)) @ np.asarray(b, dtype=np.float64)
+               for a, b in shards)
+
+
+@pytest.fixture
+def ref():
+    """The correct functions and the usual wrong ones, to compute expectations and hints."""
+    return SimpleNamespace(
+        gelu=tanh_gelu,
+        erf_gelu=erf_gelu,
+        relu=lambda x: np.maximum(np.asarray(x, dtype=np.float64), 0.0),
+        mlp=mlp_from_shards,
+        # the partial outputs without the all-reduce, stacked
+        partials=lambda X, shards: np.stack([mlp_from_shards(X, [s]) for s in shards]),
+        # the all-reduce before the GeLU: GeLU(sum_i X A_i B_i)
+        gelu_after_sum=lambda X, shards: tanh_gelu(sum(
+            np.asarray(X, dtype=np.float64) @ a @ b for a, b in shards)),
+    )
+
+
+@pytest.fixture
+def example():
+    """The lesson's worked example: one token, D = 2, F = 4, N = 2."""
+    A = np.array([[1.0, 0.0, -1.0, 2.0], [0.0, 1.0, 1.0, -1.0]])
+    B = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [2.0, 0.0]])
+    return SimpleNamespace(X=np.array([1.0, 2.0]), A=A, B=B,
+                           shards=[(A[:, :2].copy(), B[:2].copy()),
+                                   (A[:, 2:].copy(), B[2:].copy())])

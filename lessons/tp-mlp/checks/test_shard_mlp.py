@@ -1,0 +1,139 @@
+"""Checks of shard_mlp(A, B, n): column blocks of A with the matching row blocks of B."""
+import numpy as np
+import pytest
+
+from lessonkit.checking import call, describe, expect_unchanged, fail
+
+
+def labelled(D, F):
+    """A and B whose entries say where they came from: A[r, c] = 1000 r + c and
+    B[f, d] = 1000 f + d + 0.5, so any block shows which columns / rows it holds."""
+    A = 1000.0 * np.arange(D)[:, None] + np.arange(F)[None, :]
+    B = 1000.0 * np.arange(F)[:, None] + np.arange(D)[None, :] + 0.5
+    return A, B
+
+
+def columns_of_A(block):
+    """Which columns of the labelled A this block holds (None when it is not such a block)."""
+    ids = block[0] if block.ndim == 2 and block.shape[0] else None
+    return [int(v) for v in ids] if ids is not None else None
+
+
+def rows_of_B(block):
+    return [int(v) for v in block[:, 0] // 1000] if block.ndim == 2 and block.shape[1] else None
+
+
+def ranges(F, n):
+    w = F // n
+    return [list(range(i * w, (i + 1) * w)) for i in range(n)]
+
+
+def pairs(c, n):
+    """The returned value as n pairs of float arrays, or a failure saying what it is."""
+    got = c.got
+    if got is None:
+        fail(f"{c.text()} returned None. Did you forget a `return` statement?\n{c.inputs()}")
+    if not isinstance(got, (list, tuple)):
+        fail(f"{c.text()} should return a list of {n} pairs (A_i, B_i); it returned "
+             f"{describe(got)}.\n{c.inputs()}")
+    if len(got) != n:
+        hint = (" It looks like n is ignored: the number of GPUs must come from the argument."
+                if n != 2 and len(got) == 2 else "")
+        fail(f"{c.text()} returned {len(got)} pairs; with n = {n} there must be one pair per "
+             f"GPU, {n} in all.{hint}\n{c.inputs()}")
+    out = []
+    for i, pair in enumerate(got):
+        if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+            fail(f"Item {i} of the list should be a pair (A_{i}, B_{i}); it is "
+                 f"{describe(pair)}.")
+        out.append(tuple(np.asarray(p, dtype=float) for p in pair))
+    return out
+
+
+def expect_blocks(c, A, B, n):
+    D, F = A.shape
+    want = ranges(F, n)
+    for i, (a, b) in enumerate(pairs(c, n)):
+        w = F // n
+        if a.shape != (D, w):
+            hint = ""
+            if a.shape == (D // n, F):
+                hint = (" That is a block of rows: A must be split by columns, so each GPU can "
+                        "apply GeLU to its own columns of XA without talking to the others.")
+            elif a.shape[:1] == (D,) and a.shape[1] != w:
+                hint = " Check the slice bounds: Python slices stop before their end index."
+            fail(f"A_{i} (GPU {i}'s block of A) has shape {a.shape}; with A of shape {A.shape} "
+                 f"and n = {n} it should be {(D, w)}, columns {w * i}..{w * (i + 1) - 1}."
+                 f"{hint}\n{c.inputs()}")
+        if b.shape != (w, D):
+            hint = (" B must be split by rows, the rows that meet GPU i's columns of A."
+                    if b.shape == (F, D // n) else "")
+            fail(f"B_{i} has shape {b.shape}; it should be {(w, D)}, rows "
+                 f"{w * i}..{w * (i + 1) - 1} of B.{hint}\n{c.inputs()}")
+        cols, rows = columns_of_A(a), rows_of_B(b)
+        if cols != want[i] or not np.array_equal(a, A[:, want[i]]):
+            hint = ""
+            if cols == want[n - 1 - i] and n > 1:
+                hint = " The blocks are in reverse order: GPU 0 must get the first block."
+            elif cols == list(range(i, F, n)):
+                hint = (" You took every n-th column (A[:, i::n]); each GPU gets one "
+                        "contiguous block, A[:, i*F//n:(i+1)*F//n].")
+            fail(f"GPU {i} got columns {cols} of A; it should get columns {want[i]}.{hint}\n"
+                 f"{c.inputs()}")
+        if rows != want[i] or not np.array_equal(b, B[want[i], :]):
+            hint = (" B_i must hold the same index range of rows as A_i holds columns, so that "
+                    "GPU i's hidden units meet their own rows of B." if rows else "")
+            fail(f"GPU {i} got rows {rows} of B; it should get rows {want[i]}, the same "
+                 f"range as its columns of A.{hint}\n{c.inputs()}")
+
+
+@pytest.mark.parametrize("D,F,n", [(2, 4, 2), (3, 12, 4), (4, 16, 8)],
+                         ids=["D=2 F=4 n=2", "D=3 F=12 n=4", "D=4 F=16 n=8"])
+def test_count_and_shapes(solution, D, F, n):
+    """shard_mlp returns n pairs (A_i, B_i) of shapes (D, F/n) and (F/n, D)"""
+    A, B = labelled(D, F)
+    c = call(solution, "shard_mlp", A, B, n)
+    for i, (a, b) in enumerate(pairs(c, n)):
+        if a.shape != (D, F // n) or b.shape != (F // n, D):
+            expect_blocks(c, A, B, n)  # explains which shape is wrong and why
+
+
+def test_example_split(solution):
+    """shard_mlp splits the worked example as in the lesson: GPU 0 gets columns 0–1 of A and rows 0–1 of B"""
+    A = np.array([[1.0, 0.0, -1.0, 2.0], [0.0, 1.0, 1.0, -1.0]])
+    B = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [2.0, 0.0]])
+    c = call(solution, "shard_mlp", A, B, 2)
+    for i, (a, b) in enumerate(pairs(c, 2)):
+        cols = slice(2 * i, 2 * i + 2)
+        if a.shape != (2, 2) or b.shape != (2, 2) or not (
+                np.array_equal(a, A[:, cols]) and np.array_equal(b, B[cols, :])):
+            fail(f"GPU {i} should get A_{i} = {describe(A[:, cols])} and "
+                 f"B_{i} = {describe(B[cols, :])}; it got A_{i} = {describe(a)} and "
+                 f"B_{i} = {describe(b)}.")
+
+
+@pytest.mark.parametrize("D,F,n", [(3, 12, 3), (5, 32, 4), (2, 8, 8)],
+                         ids=["D=3 F=12 n=3", "D=5 F=32 n=4", "D=2 F=8 n=8"])
+def test_contiguous_blocks(solution, D, F, n):
+    """GPU i gets the i-th contiguous block of A's columns and the same rows of B, in GPU order"""
+    A, B = labelled(D, F)
+    expect_blocks(call(solution, "shard_mlp", A, B, n), A, B, n)
+
+
+def test_one_gpu(solution):
+    """with n = 1 the only GPU gets all of A and all of B"""
+    A, B = labelled(3, 6)
+    expect_blocks(call(solution, "shard_mlp", A, B, 1), A, B, 1)
+
+
+def test_one_column_each(solution):
+    """with n = F each GPU gets exactly one column of A and one row of B"""
+    A, B = labelled(2, 6)
+    expect_blocks(call(solution, "shard_mlp", A, B, 6), A, B, 6)
+
+
+def test_inputs_unchanged(solution):
+    """shard_mlp leaves A and B unchanged"""
+    A, B = labelled(3, 8)
+    c = call(solution, "shard_mlp", A, B, 2)
+    expect_unchanged(c)

@@ -1,0 +1,87 @@
+"""Checks of tp_mlp(X, shards): per-GPU partial outputs, then their sum (the all-reduce)."""
+import numpy as np
+import pytest
+
+from lessonkit.checking import call, expect_close, expect_unchanged
+
+# Relative to the size of the output: float32 arithmetic (~1e-6 here) passes; the erf GeLU,
+# a rounded constant and float16 (>= 1e-4) do not.
+RTOL = 2e-5
+
+
+def tolerance(expected):
+    return dict(rtol=RTOL, atol=RTOL * max(1.0, float(np.max(np.abs(expected)))))
+
+
+def mistakes(ref, X, shards):
+    return [
+        ("you returned each GPU's partial output Y_i without adding them up. The all-reduce "
+         "is that sum: Y = Y_0 + Y_1 + ... (sum over the GPUs).",
+         lambda: ref.partials(X, shards)),
+        ("you applied GeLU after adding up the partial products. GeLU must run on each GPU, "
+         "on its own columns H_i = GeLU(X A_i), before multiplying by B_i; GeLU of a sum is "
+         "not the sum of GeLUs, which is why A is split by columns.",
+         lambda: ref.gelu_after_sum(X, shards)),
+        ("your result matches the exact erf GeLU; use the tanh approximation (see gelu's "
+         "checks).", lambda: ref.mlp(X, shards, act=ref.erf_gelu)),
+        ("your result matches ReLU in place of GeLU.", lambda: ref.mlp(X, shards, act=ref.relu)),
+        ("your result is built from only one GPU's shard; every GPU's partial output counts.",
+         lambda: ref.mlp(X, shards[:1])),
+    ]
+
+
+def random_shards(rng, D, widths):
+    """Shards drawn independently, one GPU at a time: no A and B exist anywhere to be
+    remembered, so only a tp_mlp that computes from its shards can get the answer."""
+    return [(rng.normal(0.0, 1.0 / np.sqrt(D), size=(D, w)), rng.normal(0.0, 1.0 / np.sqrt(w),
+                                                                          size=(w, D)))
+            for w in widths]
+
+
+def test_worked_example(solution, ref, example):
+    """tp_mlp reproduces the worked example: Y ≈ (1.682, 2.796)"""
+    c = call(solution, "tp_mlp", example.X, example.shards)
+    expected = ref.mlp(example.X, example.shards)
+    expect_close(c, expected, **tolerance(expected),
+                 mistakes=mistakes(ref, example.X, example.shards))
+
+
+@pytest.mark.parametrize("T,D,F,n", [
+    (3, 4, 8, 2), (1, 8, 16, 4), (16, 64, 256, 8), (7, 32, 128, 1), (16, 64, 256, 2)],
+    ids=["T=3 D=4 F=8 n=2", "T=1 D=8 F=16 n=4", "T=16 D=64 F=256 n=8",
+         "T=7 D=32 F=128 n=1", "T=16 D=64 F=256 n=2"])
+def test_random_batches(solution, ref, T, D, F, n):
+    """tp_mlp equals the unsplit GeLU(XA)B on a random batch of tokens"""
+    rng = np.random.default_rng(1000 * T + 10 * D + n)
+    X = rng.normal(size=(T, D))
+    shards = random_shards(rng, D, [F // n] * n)
+    c = call(solution, "tp_mlp", X, shards)
+    expected = ref.mlp(X, shards)
+    expect_close(c, expected, **tolerance(expected), mistakes=mistakes(ref, X, shards))
+
+
+def test_single_token(solution, ref):
+    """tp_mlp accepts one token as a 1-D vector and returns a 1-D vector"""
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=16)
+    shards = random_shards(rng, 16, [16, 16, 16, 16])
+    c = call(solution, "tp_mlp", X, shards)
+    expected = ref.mlp(X, shards)
+    expect_close(c, expected, **tolerance(expected), mistakes=mistakes(ref, X, shards))
+
+
+def test_uses_only_its_shards(solution, ref):
+    """tp_mlp computes from the shards it is given, whatever their sizes"""
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(4, 6))
+    shards = random_shards(rng, 6, [3, 5, 1])
+    c = call(solution, "tp_mlp", X, shards)
+    expected = ref.mlp(X, shards)
+    expect_close(c, expected, **tolerance(expected), mistakes=mistakes(ref, X, shards))
+
+
+def test_inputs_unchanged(solution):
+    """tp_mlp leaves X and the shards unchanged"""
+    rng = np.random.default_rng(5)
+    c = call(solution, "tp_mlp", rng.normal(size=(2, 4)), random_shards(rng, 4, [4, 4]))
+    expect_unchanged(c)

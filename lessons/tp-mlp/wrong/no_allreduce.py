@@ -1,0 +1,20 @@
+# catches: test_tp_mlp::test_worked_example, test_tp_mlp::test_random_batches[*], test_tp_mlp::test_single_token, test_tp_mlp::test_uses_only_its_shards
+# The partial outputs are returned without adding them up.
+import numpy as np
+
+
+def gelu(x):
+    x = np.asarray(x, dtype=float)
+    u = np.sqrt(2.0 / np.pi) * (x + 0.044715 * x**3)
+    return 0.5 * x * (1.0 + np.tanh(u))
+
+
+def shard_mlp(A, B, n):
+    A, B = np.asarray(A), np.asarray(B)
+    width = A.shape[1] // n
+    return [(A[:, i * width:(i + 1) * width], B[i * width:(i + 1) * width, :]) for i in range(n)]
+
+
+def tp_mlp(X, shards):
+    X = np.asarray(X, dtype=float)
+    return [gelu(X @ A_i) @ B_i for A_i, B_i in shards]

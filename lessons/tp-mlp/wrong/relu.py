@@ -1,0 +1,18 @@
+# catches: test_gelu::test_python_floats, test_gelu::test_values[*], test_gelu::test_shape[*], test_tp_mlp::test_worked_example, test_tp_mlp::test_random_batches[*], test_tp_mlp::test_single_token, test_tp_mlp::test_uses_only_its_shards
+# ReLU instead of GeLU.
+import numpy as np
+
+
+def gelu(x):
+    return np.maximum(np.asarray(x, dtype=float), 0.0)
+
+
+def shard_mlp(A, B, n):
+    A, B = np.asarray(A), np.asarray(B)
+    width = A.shape[1] // n
+    return [(A[:, i * width:(i + 1) * width], B[i * width:(i + 1) * width, :]) for i in range(n)]
+
+
+def tp_mlp(X, shards):
+    X = np.asarray(X, dtype=float)
+    return sum(gelu(X @ A_i) @ B_i for A_i, B_i in shards)

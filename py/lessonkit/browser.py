@@ -1,0 +1,48 @@
+"""Entry points for the browser's web worker. Strings (JSON) in, strings out: the worker
+never inspects Python objects. No DOM or `js` imports here; the worker passes callbacks."""
+from __future__ import annotations
+
+import json
+
+from .lesson import load_lesson
+from .playground import run_calls
+from .runner import grade
+
+_lessons: dict = {}
+
+
+def _lesson(lesson_dir: str):
+    if lesson_dir not in _lessons:
+        _lessons[lesson_dir] = load_lesson(lesson_dir)
+    return _lessons[lesson_dir]
+
+
+def prepare(lesson_dir: str) -> str:
+    """Load the lesson once and warm up numpy, pytest and the grader (by grading the
+    starter), so that the learner's first Run is as fast as the next ones.
+    Returns the lesson's contract as JSON."""
+    import numpy  # noqa: F401  (imported for its side effect: loaded and warm)
+    import pytest  # noqa: F401
+
+    lesson = _lesson(lesson_dir)
+    grade(lesson, lesson.starter)
+    return json.dumps({
+        "id": lesson.id, "title": lesson.title,
+        "functions": [{"name": f.name, "signature": f.signature, "summary": f.summary}
+                      for f in lesson.functions],
+        "limits": {"check_seconds": lesson.limits.check_seconds,
+                   "total_seconds": lesson.limits.total_seconds},
+    })
+
+
+def grade_json(lesson_dir: str, source: str, timed_out_json: str = "[]", on_event=None) -> str:
+    """Grade and return the report JSON. `on_event(event_json)` gets each progress event."""
+    emit = None if on_event is None else (lambda event: on_event(json.dumps(event)))
+    report = grade(_lesson(lesson_dir), source, on_event=emit,
+                   timed_out=json.loads(timed_out_json or "[]"))
+    return report.to_json()
+
+
+def run_calls_json(lesson_dir: str, source: str, calls_json: str) -> str:
+    """`playground.run_calls` with JSON in and out."""
+    return json.dumps(run_calls(_lesson(lesson_dir), source, json.loads(calls_json)))

@@ -1,0 +1,140 @@
+"""The command line: `python -m lessonkit grade LESSON SOLUTION [--json]` and
+`python -m lessonkit check [LESSON ...]`.
+
+Exit status: grade: 0 every check passed, 1 some did not, 2 usage or lesson error.
+check: 0 the lesson is valid, 1 problems were found (each printed as path:line: message),
+2 usage error.
+"""
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+from .lesson import LessonError, WrongSolution, load_lesson, widgets_near
+from .runner import LOAD_ID, grade
+
+MARKS = {"passed": "PASS", "failed": "FAIL", "error": "ERROR", "timeout": "TIMEOUT"}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m lessonkit",
+                                     description="Grade solutions and validate lessons.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    g = sub.add_parser("grade", help="grade a solution.py against a lesson's hidden checks")
+    g.add_argument("lesson", help="the lesson folder, e.g. lessons/tp-mlp")
+    g.add_argument("solution", help="the learner's solution.py")
+    g.add_argument("--json", action="store_true", help="print the report as JSON")
+    c = sub.add_parser("check", help="validate lessons: format, reference, wrong solutions")
+    c.add_argument("lessons", nargs="*",
+                   help="lesson folders (default: every folder in ./lessons)")
+    args = parser.parse_args(argv)
+    if args.command == "grade":
+        return _grade(args)
+    return _check(args)
+
+
+def _load(path):
+    return load_lesson(path, known_widgets=widgets_near(path))
+
+
+def _grade(args) -> int:
+    try:
+        lesson = _load(args.lesson)
+        source = Path(args.solution).read_text(encoding="utf-8")
+    except LessonError as exc:
+        print(f"lesson error: {exc}", file=sys.stderr)
+        return 2
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"cannot read {args.solution}: {exc}", file=sys.stderr)
+        return 2
+    report = grade(lesson, source)
+    print(report.to_json(indent=2) if args.json else render(report, lesson.title))
+    return 0 if report.passed else 1
+
+
+def render(report, title: str) -> str:
+    """The report for a terminal."""
+    lines = [f"{report.lesson}: {title}", ""]
+    for c in report.checks:
+        lines.append(f"{MARKS[c.status]:>7}  {c.title}  [{c.id}]")
+        if c.message:
+            lines.extend("           " + line for line in c.message.splitlines())
+    if report.stdout:
+        lines += ["", "Your output:"] + ["  " + line for line in report.stdout.splitlines()]
+    passed = sum(c.status == "passed" for c in report.checks)
+    lines += ["", f"{passed} of {len(report.checks)} checks passed "
+                  f"({report.duration_ms:.0f} ms)."]
+    return "\n".join(lines)
+
+
+def _check(args) -> int:
+    if args.lessons:
+        folders = [Path(p) for p in args.lessons]
+    else:
+        root = Path("lessons")
+        if not root.is_dir():
+            print("no ./lessons folder here; name the lesson folders to check",
+                  file=sys.stderr)
+            return 2
+        folders = sorted(p for p in root.iterdir() if (p / "lesson.toml").is_file())
+    missing = [str(f) for f in folders if not f.is_dir()]
+    if missing:
+        print(f"no such lesson folder: {', '.join(missing)}", file=sys.stderr)
+        return 2
+    problems = []
+    for folder in folders:
+        found = check_lesson(folder)
+        problems += found
+        print(f"{folder}: {'OK' if not found else f'{len(found)} problem(s)'}")
+    for p in problems:
+        print(p)
+    return 1 if problems else 0
+
+
+def check_lesson(folder) -> list[str]:
+    """Every problem with the lesson at `folder`, as `path:line: message` lines."""
+    try:
+        lesson = _load(folder)
+    except LessonError as exc:
+        return [str(exc)]
+    problems = _check_prose(lesson)
+    if lesson.reference is None:
+        return problems + [f"{lesson.path / 'reference.py'}:1: missing file"]
+    report = grade(lesson, lesson.reference.read_text(encoding="utf-8"))
+    ids = [c.id for c in report.checks]
+    for c in report.checks:
+        if c.status != "passed":
+            problems.append(f"{lesson.reference}:1: the reference does not pass {c.id} "
+                            f"({c.status}): {c.message.splitlines()[0] if c.message else ''}")
+        if c.id != LOAD_ID and c.title.split(" (")[0] == c.id.split("::")[-1].split("[")[0]:
+            problems.append(f"{lesson.checks_dir}:1: check {c.id} has no docstring; its first "
+                            "line is the title learners see")
+    for wrong in lesson.wrong:
+        named = wrong.named(ids)
+        unknown = [p for p in wrong.catches if not WrongSolution(wrong.path, (p,)).named(ids)]
+        for p in unknown:
+            problems.append(f"{wrong.path}:1: names {p!r}, which matches no check")
+        result = grade(lesson, wrong.path.read_text(encoding="utf-8"))
+        for c in result.checks:
+            if c.id in named and c.status == "passed":
+                problems.append(f"{wrong.path}:1: should fail {c.id}, but it passes")
+    return problems
+
+
+_WIDGET = re.compile(r"^\s*\{\{\s*widget:\s*([^}\s]+)\s*\}\}\s*$")
+
+
+def _check_prose(lesson) -> list[str]:
+    """lesson.md exists and places only widgets that lesson.toml lists."""
+    md = lesson.path / "lesson.md"
+    if not md.is_file():
+        return [f"{md}:1: missing file"]
+    problems = []
+    for number, line in enumerate(md.read_text(encoding="utf-8").splitlines(), 1):
+        m = _WIDGET.match(line)
+        if m and m.group(1) not in lesson.widgets:
+            problems.append(f"{md}:{number}: widget {m.group(1)!r} is not listed in "
+                            "lesson.toml's widgets")
+    return problems

@@ -1,0 +1,185 @@
+"""The learner's code: loaded as a fresh module `solution` from `solution.py`, and its errors
+told in the learner's terms (their lines only, plain words, no grader frames)."""
+from __future__ import annotations
+
+import builtins
+import linecache
+import math
+import sys
+import traceback
+import types
+from contextlib import contextmanager
+
+import numpy
+
+from .timelimit import CheckTimeout
+
+FILENAME = "solution.py"
+MODULE_NAME = "solution"
+
+
+class LearnerError(Exception):
+    """Learner code failed to compile or raised; `message` is written for the learner."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+# Modules that learner code could patch for everybody (`np.tanh = ...`). Their namespaces are
+# snapshotted now, before any learner code runs, and put back after each learner execution, so
+# the checks' own numpy calls compute honest expected values.
+_SHARED = [numpy, numpy.linalg, numpy.random, math, builtins]
+_SNAPSHOTS = [(m, dict(vars(m))) for m in _SHARED]
+
+
+def restore_shared_modules() -> None:
+    for module, snapshot in _SNAPSHOTS:
+        namespace = vars(module)
+        for name, value in snapshot.items():
+            if namespace.get(name, snapshot) is not value:
+                setattr(module, name, value)
+
+
+def compile_source(source: str) -> types.CodeType:
+    """Compile the learner's file; a syntax error becomes a LearnerError naming their line."""
+    _remember_source(source)
+    try:
+        return compile(source, FILENAME, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as exc:  # ValueError: source with NUL bytes
+        raise LearnerError(_describe_syntax_error(exc)) from None
+
+
+def _remember_source(source: str) -> None:
+    # Tracebacks and warnings look the learner's lines up by file name; an mtime of None
+    # keeps linecache.checkcache() from dropping an entry that has no file on disk.
+    lines = source.splitlines(keepends=True)
+    linecache.cache[FILENAME] = (len(source), None, lines, FILENAME)
+
+
+def _describe_syntax_error(exc: BaseException) -> str:
+    if isinstance(exc, SyntaxError):
+        where = f"line {exc.lineno}" if exc.lineno else "somewhere"
+        detail = "".join(traceback.format_exception_only(type(exc), exc)).rstrip()
+        return (f"Python could not read {FILENAME}: {where} is not valid Python.\n{detail}\n"
+                + hint_for(exc))
+    return f"Python could not read {FILENAME}: {exc}"
+
+
+def new_module(code: types.CodeType) -> types.ModuleType:
+    """Run the compiled learner file as a brand-new module named `solution`."""
+    module = types.ModuleType(MODULE_NAME)
+    module.__file__ = FILENAME
+    # Registered while it runs so that dataclasses, pickle, typing and friends can find it.
+    previous = sys.modules.get(MODULE_NAME)
+    sys.modules[MODULE_NAME] = module
+    try:
+        run_learner(lambda: exec(code, module.__dict__), "your file")
+    finally:
+        if previous is None:
+            sys.modules.pop(MODULE_NAME, None)
+        else:
+            sys.modules[MODULE_NAME] = previous
+    return module
+
+
+# Stack frames learner code may use on top of the grader's own; set per run from the
+# lesson's `limits.recursion` (see `stack_headroom`).
+_headroom = 400
+
+
+@contextmanager
+def stack_headroom(frames: int):
+    global _headroom
+    previous, _headroom = _headroom, frames
+    try:
+        yield
+    finally:
+        _headroom = previous
+
+
+def run_learner(fn, what: str):
+    """Call learner code: a limited stack, errors as LearnerError, shared modules restored.
+
+    `what` names the code in messages ("gelu", "your file"). CheckTimeout and
+    KeyboardInterrupt pass through untouched (the caller reports them).
+    """
+    try:
+        with _recursion_headroom(_headroom):
+            return fn()
+    except (CheckTimeout, KeyboardInterrupt):
+        raise
+    except BaseException as exc:  # noqa: BLE001 - anything the learner raised, SystemExit too
+        raise LearnerError(describe_exception(exc, what)) from None
+    finally:
+        restore_shared_modules()
+
+
+@contextmanager
+def _recursion_headroom(frames: int):
+    # The limit counts frames from the bottom of the stack; give learner code `frames` on
+    # top of where we are now, so deep recursion ends as RecursionError instead of
+    # overflowing the (small) WebAssembly stack in the browser.
+    depth = 0
+    frame = sys._getframe()
+    while frame is not None:
+        depth += 1
+        frame = frame.f_back
+    previous = sys.getrecursionlimit()
+    sys.setrecursionlimit(depth + frames)
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(previous)
+
+
+def describe_exception(exc: BaseException, what: str) -> str:
+    """Plain words, then a traceback of the learner's own frames, then a hint."""
+    if isinstance(exc, SyntaxError):  # from exec()/compile() inside their code
+        return _describe_syntax_error(exc)
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == FILENAME]
+    name = type(exc).__name__
+    text = str(exc)
+    if isinstance(exc, SystemExit):
+        head = f"{what} called exit() (SystemExit); return a value instead of stopping Python."
+    elif frames:
+        last = frames[-1]
+        head = f"{what} raised {name} at line {last.lineno} of {FILENAME}" + (
+            f": {text}" if text else ".")
+    else:
+        head = f"{what} raised {name}" + (f": {text}" if text else ".")
+    parts = [head]
+    if frames:
+        parts.append("Traceback (your code only):")
+        parts.extend(line.rstrip("\n") for line in traceback.format_list(frames))
+        parts.append("".join(traceback.format_exception_only(type(exc), exc)).rstrip())
+    hint = hint_for(exc)
+    if hint:
+        parts.append(hint)
+    return "\n".join(parts)
+
+
+def hint_for(exc: BaseException) -> str:
+    """A sentence about what this kind of error usually means, or ''."""
+    text = str(exc)
+    if isinstance(exc, NotImplementedError):
+        return ("Hint: this function still holds the starter's `raise NotImplementedError`; "
+                "replace that line with your code.")
+    if isinstance(exc, RecursionError):
+        return "Hint: a function keeps calling itself without reaching a case that returns."
+    if isinstance(exc, (ModuleNotFoundError, ImportError)):
+        return "Hint: only the Python standard library and numpy are available here."
+    if isinstance(exc, NameError):
+        return ("Hint: a name is used before it is defined: check its spelling, and that "
+                "numpy is imported (`import numpy as np`) before it is used.")
+    if isinstance(exc, TypeError) and "converted to Python scalars" in text:
+        return ("Hint: the math module works on one number at a time; numpy's functions "
+                "(np.tanh, np.sqrt, ...) work on whole arrays.")
+    if isinstance(exc, ValueError) and ("matmul" in text or "not aligned" in text):
+        return ("Hint: in A @ B the number of columns of A must equal the number of rows "
+                "of B; print the shapes to see which pair does not fit.")
+    if isinstance(exc, IndentationError):
+        return "Hint: the lines of one block must start at the same column."
+    if isinstance(exc, EOFError):
+        return "Hint: input() cannot be used here; the checks pass values as arguments."
+    return ""

@@ -1,0 +1,307 @@
+"""The lesson format: a folder with `lesson.toml`, `starter.py`, `checks/`, and for authors
+`reference.py`, `wrong/`, `lesson.md`. Loading validates the contract and reports every problem
+as `path:line: message`."""
+from __future__ import annotations
+
+import ast
+import json
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+class LessonError(Exception):
+    """A malformed lesson, located: str() is `path:line: message`."""
+
+    def __init__(self, path, line: int, message: str):
+        super().__init__(f"{path}:{line}: {message}")
+        self.path = str(path)
+        self.line = line
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Limits:
+    check_seconds: float = 5.0
+    total_seconds: float = 60.0
+    output_lines: int = 200
+    output_bytes: int = 20000
+    recursion: int = 400
+
+
+@dataclass(frozen=True)
+class Function:
+    name: str
+    signature: str
+    summary: str
+    params: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class WrongSolution:
+    """A known-wrong solution; its first line `# catches: a, b` names the checks it fails:
+    exact check ids, or patterns where `*` matches anything (`test_gelu::*`, `*`)."""
+    path: Path
+    catches: tuple[str, ...]
+
+    def named(self, ids) -> list[str]:
+        """The ids among `ids` that the header names."""
+        out = []
+        for p in self.catches:
+            if "*" in p:  # only `*` is special: ids hold brackets that must match literally
+                rx = re.compile("^" + ".*".join(re.escape(s) for s in p.split("*")) + "$")
+                out += [i for i in ids if rx.match(i)]
+            elif p in ids:
+                out.append(p)
+        return list(dict.fromkeys(out))
+
+
+@dataclass
+class Lesson:
+    path: Path
+    id: str
+    title: str
+    summary: str
+    order: int
+    languages: list[str]
+    packages: list[str]
+    widgets: list[str]
+    limits: Limits
+    functions: list[Function]
+    companion: dict[str, str]
+    starter: str
+    checks_dir: Path
+    check_files: list[Path]
+    reference: Path | None = None
+    wrong: list[WrongSolution] = field(default_factory=list)
+
+    def function(self, name: str) -> Function:
+        for f in self.functions:
+            if f.name == name:
+                return f
+        raise KeyError(name)
+
+
+# key: (type, required); the types TOML gives us
+_TOP_KEYS = {
+    "id": (str, True), "title": (str, True), "summary": (str, True), "order": (int, True),
+    "languages": (list, True), "packages": (list, False), "widgets": (list, False),
+    "limits": (dict, False), "functions": (list, True), "companion": (dict, False),
+}
+_LIMIT_TYPES = {"check_seconds": (int, float), "total_seconds": (int, float),
+                "output_lines": int, "output_bytes": int, "recursion": int}
+_FUNCTION_KEYS = ("name", "signature", "summary")
+_CATCHES = re.compile(r"#\s*catches:\s*(.+?)\s*$")
+
+
+def load_lesson(path, known_widgets=None) -> Lesson:
+    """Load and validate the lesson folder at `path`.
+
+    Works on an authoring folder and on the subset shipped to the browser (`lesson.toml`,
+    `starter.py`, `checks/`). `known_widgets`: the widget names the front end provides
+    (`web/widgets.json`); None skips that check.
+    """
+    root = Path(path)
+    toml_path = root / "lesson.toml"
+    if not root.is_dir():
+        raise LessonError(root, 1, "no such lesson folder")
+    text = _read(toml_path)
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        m = re.search(r"at line (\d+)", str(exc))
+        raise LessonError(toml_path, int(m.group(1)) if m else 1,
+                          f"invalid TOML: {exc}") from None
+    locate = _Locator(toml_path, text)
+
+    for key, (kind, required) in _TOP_KEYS.items():
+        if key not in data:
+            if required:
+                raise LessonError(toml_path, 1, f"missing required key `{key}`")
+            continue
+        if not isinstance(data[key], kind) or (kind is int and isinstance(data[key], bool)):
+            raise locate.error(key, f"`{key}` must be a {_KIND_WORDS[kind]}")
+    for key in data:
+        if key not in _TOP_KEYS:
+            raise locate.error(key, f"unknown key `{key}`")
+    if data["id"] != root.name:
+        raise locate.error("id", f"id {data['id']!r} must equal the folder name {root.name!r}")
+    for key in ("languages", "packages", "widgets"):
+        if not all(isinstance(v, str) for v in data.get(key, [])):
+            raise locate.error(key, f"`{key}` must be a list of strings")
+    if known_widgets is not None:
+        for w in data.get("widgets", []):
+            if w not in known_widgets:
+                raise locate.error(f'"{w}"', f"unknown widget {w!r}; the front end knows "
+                                             f"{', '.join(sorted(known_widgets))}", raw=True)
+
+    limits = _limits(data.get("limits", {}), locate)
+    functions = _functions(data["functions"], locate)
+    companion = data.get("companion", {})
+    if not all(isinstance(v, str) for v in companion.values()):
+        raise locate.error("companion", "[companion] values must be file names (strings)")
+
+    starter_path = root / "starter.py"
+    starter = _read(starter_path)
+    _check_defines(starter_path, starter, functions, toml_path, locate)
+    reference = root / "reference.py"
+    if reference.exists():
+        _check_defines(reference, _read(reference), functions, toml_path, locate)
+
+    checks_dir = root / "checks"
+    if not checks_dir.is_dir():
+        raise LessonError(checks_dir, 1, "missing folder: the hidden checks live in checks/")
+    check_files = sorted(checks_dir.glob("test_*.py"))
+    if not check_files:
+        raise LessonError(checks_dir, 1, "no check files (checks/test_*.py)")
+    if (checks_dir / "__init__.py").exists():
+        raise LessonError(checks_dir / "__init__.py", 1,
+                          "checks/ must not be a package: remove __init__.py")
+
+    return Lesson(
+        path=root, id=data["id"], title=data["title"], summary=data["summary"],
+        order=data["order"], languages=data["languages"], packages=data.get("packages", []),
+        widgets=data.get("widgets", []), limits=limits, functions=functions,
+        companion=companion, starter=starter, checks_dir=checks_dir, check_files=check_files,
+        reference=reference if reference.exists() else None,
+        wrong=_wrong_solutions(root / "wrong"),
+    )
+
+
+def widgets_near(lesson_path) -> set[str] | None:
+    """The widget names in `web/widgets.json` of the repository holding this lesson
+    (lessons/<slug>/ -> ../../web/widgets.json), or None when there is none."""
+    candidate = Path(lesson_path).resolve().parent.parent / "web" / "widgets.json"
+    if not candidate.is_file():
+        return None
+    try:
+        names = json.loads(candidate.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise LessonError(candidate, exc.lineno, f"invalid JSON: {exc.msg}") from None
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise LessonError(candidate, 1, "must be a JSON list of widget names")
+    return set(names)
+
+
+_KIND_WORDS = {str: "string", int: "integer", list: "list", dict: "table"}
+
+
+class _Locator:
+    """Finds the line of a key in lesson.toml, for located messages."""
+
+    def __init__(self, path: Path, text: str):
+        self.path = path
+        self.lines = text.splitlines()
+
+    def line_of(self, needle: str, start: int = 1, raw: bool = False) -> int:
+        pattern = re.compile(re.escape(needle) if raw else rf"^\s*{re.escape(needle)}\s*=")
+        for number, line in enumerate(self.lines[start - 1:], start):
+            if pattern.search(line):
+                return number
+        return start
+
+    def nth_table(self, header: str, n: int) -> int:
+        seen = -1
+        for number, line in enumerate(self.lines, 1):
+            if line.strip() == header:
+                seen += 1
+                if seen == n:
+                    return number
+        return 1
+
+    def error(self, key: str, message: str, start: int = 1, raw: bool = False) -> LessonError:
+        return LessonError(self.path, self.line_of(key, start, raw), message)
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise LessonError(path, 1, "missing file") from None
+    except UnicodeDecodeError as exc:
+        raise LessonError(path, 1, f"not UTF-8 text: {exc}") from None
+
+
+def _limits(table: dict, locate: _Locator) -> Limits:
+    start = locate.nth_table("[limits]", 0)
+    for key, value in table.items():
+        if key not in _LIMIT_TYPES:
+            raise locate.error(key, f"unknown limit `{key}`", start)
+        if isinstance(value, bool) or not isinstance(value, _LIMIT_TYPES[key]) or value <= 0:
+            raise locate.error(key, f"`{key}` must be a positive number", start)
+    return Limits(**table)
+
+
+def _functions(entries: list, locate: _Locator) -> list[Function]:
+    functions = []
+    if not entries:
+        raise locate.error("functions", "declare at least one [[functions]]")
+    for i, entry in enumerate(entries):
+        start = locate.nth_table("[[functions]]", i)
+        for key in _FUNCTION_KEYS:
+            if not isinstance(entry.get(key), str):
+                raise LessonError(locate.path, start, f"[[functions]] needs a string `{key}`")
+        name, signature = entry["name"], entry["signature"]
+        params = _parse_signature(signature)
+        if params is None or params[0] != name:
+            raise locate.error("signature", f"signature {signature!r} must look like "
+                                            f"{name}(a, b)", start)
+        if any(f.name == name for f in functions):
+            raise locate.error("name", f"function {name!r} is declared twice", start)
+        functions.append(Function(name, signature, entry["summary"], params[1]))
+    return functions
+
+
+def _parse_signature(signature: str):
+    """'f(a, b=1)' -> ('f', ('a', 'b')), or None when it is not a plain signature."""
+    try:
+        tree = ast.parse(f"def {signature}: pass")
+    except SyntaxError:
+        return None
+    fn = tree.body[0]
+    return fn.name, _param_names(fn.args)
+
+
+def _param_names(args: ast.arguments) -> tuple[str, ...]:
+    names = [a.arg for a in args.posonlyargs + args.args]
+    if args.vararg:
+        names.append("*" + args.vararg.arg)
+    names += [a.arg for a in args.kwonlyargs]
+    if args.kwarg:
+        names.append("**" + args.kwarg.arg)
+    return tuple(names)
+
+
+def _check_defines(path: Path, source: str, functions: list[Function], toml_path: Path,
+                   locate: _Locator) -> None:
+    """`path` defines every declared function at top level with the declared parameters."""
+    try:
+        tree = ast.parse(source, filename=str(path))
+    except SyntaxError as exc:
+        raise LessonError(path, exc.lineno or 1, f"syntax error: {exc.msg}") from None
+    defs = {node.name: node for node in tree.body
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    for i, f in enumerate(functions):
+        node = defs.get(f.name)
+        declared_at = locate.line_of("signature", locate.nth_table("[[functions]]", i))
+        if node is None:
+            raise LessonError(path, 1, f"does not define {f.signature} "
+                                       f"(declared at {toml_path}:{declared_at})")
+        found = _param_names(node.args)
+        if found != f.params:
+            raise LessonError(path, node.lineno,
+                              f"{f.name}({', '.join(found)}) does not match the signature "
+                              f"{f.signature} declared at {toml_path}:{declared_at}")
+
+
+def _wrong_solutions(folder: Path) -> list[WrongSolution]:
+    wrong = []
+    for path in sorted(folder.glob("*.py")) if folder.is_dir() else []:
+        first = _read(path).split("\n", 1)[0]
+        m = _CATCHES.match(first)
+        ids = tuple(s.strip() for s in m.group(1).split(",") if s.strip()) if m else ()
+        if not ids:
+            raise LessonError(path, 1, "the first line must be `# catches: <check id>[, ...]`")
+        wrong.append(WrongSolution(path, ids))
+    return wrong

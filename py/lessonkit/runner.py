@@ -1,0 +1,332 @@
+"""The grader: load the learner's file (the `load` check), then run the lesson's hidden checks
+with pytest in this process, one verdict per test."""
+from __future__ import annotations
+
+import inspect
+import os
+import sys
+import time
+import warnings
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from _pytest.reports import TestReport
+from _pytest.runner import runtestprotocol
+
+from . import learner
+from .capture import CappedOutput, redirected
+from .checking import CheckFailed
+from .lesson import Lesson
+from .learner import LearnerError
+from .report import CheckResult, Report
+from .timelimit import CheckTimeout, alarm_handler, time_limit
+
+LOAD_ID = "load"
+
+# pytest as a library: no terminal output, no cache files, no plugins found through entry
+# points, no assertion rewriting (checks explain themselves through lessonkit.checking), and
+# checks imported by path so that nothing touches sys.path.
+_PYTEST_ARGS = [
+    "-s", "--assert=plain", "--continue-on-collection-errors", "--import-mode=importlib",
+    "-p", "no:cacheprovider", "-p", "no:terminal", "-p", "no:warnings", "-p", "no:logging",
+    "-p", "no:faulthandler", "-p", "no:stepwise", "-p", "no:junitxml", "-p", "no:pastebin",
+    "-p", "no:doctest", "-p", "no:legacypath", "-p", "no:unraisableexception",
+    "-p", "no:threadexception", "-p", "no:debugging", "-p", "no:nose",
+]
+
+
+def grade(lesson: Lesson, source: str, *, on_event=None, timed_out=()) -> Report:
+    """Grade `source` (the learner's solution.py) against `lesson`'s hidden checks.
+
+    on_event: called with a dict before (`check_start`) and after (`check_end`) each check.
+    timed_out: ids of checks already known to time out; reported as "timeout" unrun.
+    """
+    started = time.perf_counter()
+    out = CappedOutput(lesson.limits.output_lines, lesson.limits.output_bytes)
+    run = _Run(lesson, on_event, set(timed_out), started)
+    with redirected(out), alarm_handler(), learner.stack_headroom(lesson.limits.recursion), \
+            warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=pytest.PytestWarning)
+        try:
+            module = run.load(source)
+            run.checks(module)
+        except KeyboardInterrupt:  # the Stop button (SIGINT from the host)
+            run.stopped()
+    return Report(lesson=lesson.id, checks=run.results, stdout=out.text(),
+                  stdout_truncated=out.truncated,
+                  duration_ms=(time.perf_counter() - started) * 1000)
+
+
+def load_title(lesson: Lesson) -> str:
+    names = ", ".join(f.signature for f in lesson.functions)
+    return f"Your solution.py runs and defines {names}"
+
+
+class _Run:
+    def __init__(self, lesson: Lesson, on_event, timed_out: set, started: float):
+        self.lesson = lesson
+        self.emit = on_event or (lambda event: None)
+        self.timed_out = timed_out
+        self.deadline = started + lesson.limits.total_seconds
+        self.results: list[CheckResult] = []
+        self.load_failed = False
+        self.current: tuple[str, str] | None = None
+
+    def limit(self) -> float:
+        return max(0.0, min(self.lesson.limits.check_seconds, self.deadline - time.perf_counter()))
+
+    def start(self, cid: str, title: str) -> float:
+        limit = self.limit()
+        self.current = (cid, title)
+        self.emit({"event": "check_start", "id": cid, "title": title,
+                   "time_limit_s": round(limit, 3)})
+        return limit
+
+    def end(self, cid: str, title: str, status: str, message: str) -> None:
+        self.results.append(CheckResult(cid, title, status, message))
+        self.current = None
+        self.emit({"event": "check_end", "id": cid, "status": status})
+
+    def skip_reason(self) -> tuple[str, str] | None:
+        if self.load_failed:
+            return "error", ("Not run: your file did not load (see the first check, "
+                             "`load`). Fix that first.")
+        if time.perf_counter() >= self.deadline:
+            return "timeout", (f"Not run: the whole run went past its "
+                               f"{self.lesson.limits.total_seconds:g} s limit.")
+        return None
+
+    def timeout_message(self, exc: CheckTimeout, limit: float) -> str:
+        what = exc.args[0] if exc.args else None
+        who = f"{what} was still running" if what else "This check was still running"
+        return (f"{who} after {limit:g} s, the time limit, and was stopped. Look for a loop "
+                "whose condition never becomes false, or work that grows much faster than "
+                "the input.")
+
+    # --- the `load` check -------------------------------------------------------------
+    def load(self, source: str):
+        title = load_title(self.lesson)
+        limit = self.start(LOAD_ID, title)
+        if LOAD_ID in self.timed_out:
+            self.load_failed = True
+            self.end(LOAD_ID, title, "timeout", self.timeout_message(CheckTimeout("your file"),
+                                                                     limit))
+            return None
+        try:
+            with time_limit(limit):
+                code = learner.compile_source(source)
+                module = learner.new_module(code)
+            problem = _missing_functions(self.lesson, module)
+        except LearnerError as exc:
+            module, problem = None, exc.message
+        except CheckTimeout:
+            self.load_failed = True
+            self.end(LOAD_ID, title, "timeout",
+                     self.timeout_message(CheckTimeout("your file (its top-level code)"), limit))
+            return None
+        self.load_failed = problem is not None
+        self.end(LOAD_ID, title, "error" if problem else "passed", problem or "")
+        return module
+
+    def stopped(self, pending=()) -> None:
+        """The Stop button: the running check and those after it are not judged."""
+        if self.current:
+            cid, title = self.current
+            self.end(cid, title, "error", "Stopped: you pressed Stop while this check ran.")
+        for cid, title in pending:
+            self.end(cid, title, "error", "Not run: you pressed Stop.")
+
+    # --- the hidden checks ------------------------------------------------------------
+    def checks(self, module) -> None:
+        plugin = _Plugin(self, module)
+        checks_dir = self.lesson.checks_dir.resolve()
+        args = [str(checks_dir), "--rootdir", str(checks_dir), "-c", os.devnull,
+                "--confcutdir", str(checks_dir), *_PYTEST_ARGS]
+        with _isolated_imports(checks_dir), _quiet_pytest_env():
+            code = pytest.main(args, plugins=[plugin])
+        if plugin.interrupted:
+            self.stopped(plugin.pending())
+            return
+        if not plugin.seen or code in (pytest.ExitCode.INTERNAL_ERROR,
+                                       pytest.ExitCode.USAGE_ERROR):
+            self.end("checks", "The hidden checks run", "error",
+                     f"The lesson's checks could not run (pytest exit status {int(code)}); "
+                     "this is a bug in the lesson, not in your code.")
+
+
+def _missing_functions(lesson: Lesson, module) -> str | None:
+    """What is wrong with the loaded module's functions, in learner terms, or None."""
+    problems = []
+    for f in lesson.functions:
+        fn = getattr(module, f.name, None)
+        if fn is None:
+            problems.append(f"solution.py does not define {f.signature}. Keep the function "
+                            "from the starter, with this name.")
+        elif not callable(fn):
+            problems.append(f"{f.name} in solution.py is a {type(fn).__name__}, not a "
+                            "function.")
+        else:
+            try:
+                inspect.signature(fn).bind(*f.params)
+            except TypeError:
+                problems.append(f"{f.name} must accept {len(f.params)} argument(s), as in "
+                                f"{f.signature}; yours cannot be called that way.")
+            except ValueError:
+                pass  # builtins without a signature: let the checks find out
+    return "\n".join(problems) or None
+
+
+class _Plugin:
+    """Feeds the learner's module to the checks and turns each test into a verdict."""
+
+    def __init__(self, run: _Run, module):
+        self.run = run
+        self.module = module
+        self.seen = False
+        self.interrupted = False
+        self.excinfo: dict[str, BaseException] = {}
+        self.items: list = []
+
+    def pending(self) -> list[tuple[str, str]]:
+        done = {r.id for r in self.run.results}
+        return [(check_id(i), check_title(i)) for i in self.items if check_id(i) not in done]
+
+    def pytest_collection_modifyitems(self, items):
+        self.items = list(items)
+
+    @pytest.fixture
+    def solution(self):
+        return self.module
+
+    def pytest_collectreport(self, report):
+        if report.failed:
+            self.seen = True
+            stem = Path(str(report.fspath)).stem
+            self.run.end(stem, f"The checks in {stem}.py load", "error",
+                         "This check file is broken (a bug in the lesson, not in your code):\n"
+                         + str(report.longrepr)[-2000:])
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_protocol(self, item, nextitem):
+        self.seen = True
+        cid, title = check_id(item), check_title(item)
+        limit = self.run.start(cid, title)
+        skip = self.run.skip_reason()
+        if cid in self.run.timed_out:
+            skip = "timeout", self.run.timeout_message(CheckTimeout(), limit)
+        if skip:
+            self.run.end(cid, title, *skip)
+            return True
+        # Armed for the whole check, setup to teardown, so that the host's deadline (which
+        # starts at check_start) never falls where an alarm would be ignored.
+        try:
+            with time_limit(limit) as timer:
+                reports = runtestprotocol(item, nextitem=nextitem, log=False)
+        except CheckTimeout:  # landed between pytest's phases rather than inside one
+            reports = []
+            self.excinfo.setdefault(item.nodeid, CheckTimeout())
+        except KeyboardInterrupt:
+            self.interrupted = True
+            raise
+        status, message = self.verdict(item, reports, limit, timer.fired)
+        self.run.end(cid, title, status, message)
+        return True
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_makereport(self, item, call):
+        """A bare report: verdicts come from the exception itself, so pytest's traceback
+        formatting (slow, above all in Pyodide) is skipped."""
+        outcome, longrepr = "passed", None
+        if call.excinfo is not None:
+            exc = call.excinfo.value
+            self.excinfo.setdefault(item.nodeid, exc)
+            if isinstance(exc, pytest.skip.Exception):
+                outcome, longrepr = "skipped", (str(item.path), 0, str(exc))
+            else:
+                outcome, longrepr = "failed", f"{type(exc).__name__}: {exc}"
+        return TestReport(item.nodeid, item.location, {}, outcome, longrepr, call.when,
+                          duration=call.duration, start=call.start, stop=call.stop)
+
+    def verdict(self, item, reports, limit, fired: bool) -> tuple[str, str]:
+        exc = self.excinfo.pop(item.nodeid, None)
+        if fired and not isinstance(exc, CheckTimeout):
+            exc = CheckTimeout()  # learner code caught the timeout and went on
+        if exc is None or isinstance(exc, pytest.skip.Exception):
+            return "passed", ""
+        if isinstance(exc, CheckTimeout):
+            return "timeout", self.run.timeout_message(exc, limit)
+        if isinstance(exc, LearnerError):
+            return "error", exc.message
+        if isinstance(exc, CheckFailed):
+            return "failed", str(exc)
+        if exc is not None and _raised_in_learner_code(exc):
+            return "error", learner.describe_exception(exc, "your code")
+        if isinstance(exc, AssertionError):
+            return "failed", str(exc) or "The check's condition did not hold."
+        detail = f"{type(exc).__name__}: {exc}" if exc is not None else "it did not pass"
+        return "error", ("This check broke (a bug in the lesson, not in your code): "
+                         f"{detail}")
+
+
+def _raised_in_learner_code(exc: BaseException) -> bool:
+    tb = exc.__traceback__
+    last = None
+    while tb is not None:
+        last = tb
+        tb = tb.tb_next
+    return last is not None and last.tb_frame.f_code.co_filename == learner.FILENAME
+
+
+def check_id(item) -> str:
+    """`test_gelu.py::test_values[neg]` -> `test_gelu::test_values[neg]`"""
+    path, _, rest = item.nodeid.partition("::")
+    return f"{Path(path).stem}::{rest}"
+
+
+def check_title(item) -> str:
+    doc = (getattr(item, "function", None).__doc__ or "").strip()
+    title = doc.splitlines()[0].strip() if doc else item.name
+    callspec = getattr(item, "callspec", None)
+    return f"{title} ({callspec.id})" if callspec is not None else title
+
+
+@contextmanager
+def _isolated_imports(checks_dir: Path):
+    """Import the check files afresh on every run and leave no trace of them.
+
+    Modules named like a check file (`conftest`, `test_gelu`) are set aside during the run,
+    and whatever the run imported from the checks folder is removed afterwards.
+    """
+    names = {p.stem for p in checks_dir.glob("*.py")}
+    saved = {n: sys.modules.pop(n) for n in names if n in sys.modules}
+    before = set(sys.modules)
+    # No __pycache__ next to the checks: the folder is shipped as it is.
+    dont_write, sys.dont_write_bytecode = sys.dont_write_bytecode, True
+    try:
+        yield
+    finally:
+        sys.dont_write_bytecode = dont_write
+        for name in set(sys.modules) - before:
+            file = getattr(sys.modules[name], "__file__", None) or ""
+            if name in names or file.startswith(str(checks_dir)):
+                del sys.modules[name]
+        sys.modules.update(saved)
+
+
+@contextmanager
+def _quiet_pytest_env():
+    """No plugin discovery through entry points (slow, and not ours); no PYTEST_ADDOPTS."""
+    keys = ("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "PYTEST_ADDOPTS", "PYTEST_PLUGINS")
+    saved = {k: os.environ.get(k) for k in keys}
+    os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    os.environ.pop("PYTEST_ADDOPTS", None)
+    os.environ.pop("PYTEST_PLUGINS", None)
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v

@@ -1,0 +1,165 @@
+"""Fixtures for the end-to-end suites: one build and one Chromium per session, the site served
+twice (with COOP/COEP, so cross-origin isolated, and without, like a plain static host), and
+helpers that drive a lesson page the way a learner does.
+
+Fixtures: built_site, isolation, site_url, lesson_url, browser, context, page, lesson_page,
+python_ready, set_code, editor_text, run_checks, screenshot. Every test that uses site_url (directly or
+through page/lesson_page) runs once per isolation mode.
+"""
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tools"))
+
+from sitebuild.serve import serve_in_thread  # noqa: E402
+from sitebuild.testing import shared_site  # noqa: E402
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
+SCREENSHOTS = ROOT / "artifacts" / "screenshots"
+LESSON = "tp-mlp"
+# Loading Pyodide, numpy and pytest on a 2-core machine takes seconds; a restart after a time
+# limit adds the same again.
+READY_TIMEOUT_MS = 90_000
+RUN_TIMEOUT_MS = 90_000
+FINAL_STATES = ("passed", "failed", "error", "stopped")
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if Path(str(item.fspath)).is_relative_to(Path(__file__).parent):
+            item.add_marker(pytest.mark.browser)
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory) -> Path:
+    return shared_site(tmp_path_factory)
+
+
+@pytest.fixture(scope="session", params=["isolated", "plain"])
+def isolation(request) -> str:
+    """"isolated": served with COOP/COEP; "plain": without, like most static hosts."""
+    return request.param
+
+
+@pytest.fixture(scope="session")
+def site_url(built_site, isolation) -> str:
+    server, url = serve_in_thread(built_site, isolated=isolation == "isolated")
+    yield url
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="session")
+def lesson_url(site_url) -> str:
+    return f"{site_url}lessons/{LESSON}/index.html"
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"{CHROMIUM} is not installed (tools/setup.sh test installs it)")
+    with playwright_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(scope="session")
+def context(browser, site_url):
+    """One browser context per isolation mode: its HTTP cache makes every page after the first
+    a warm load. Tests start from empty storage (see `page`)."""
+    context = browser.new_context(viewport={"width": 1400, "height": 950})
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site_url.rstrip("/"))
+    yield context
+    context.close()
+
+
+@pytest.fixture
+def page(context, site_url):
+    """A fresh tab on the site, with the site's localStorage cleared and errors collected in
+    `page.errors` (uncaught exceptions and console errors)."""
+    page = context.new_page()
+    page.errors = []
+    page.on("pageerror", lambda e: page.errors.append(f"pageerror: {e}"))
+    page.on("console", lambda m: m.type == "error" and page.errors.append(f"console: {m.text}"))
+    page.goto(site_url + "index.html")
+    page.evaluate("localStorage.clear()")
+    yield page
+    page.close()
+
+
+@pytest.fixture
+def lesson_page(page, lesson_url):
+    """The tp-mlp lesson open in a fresh tab (Python still loading)."""
+    page.goto(lesson_url)
+    return page
+
+
+@pytest.fixture
+def python_ready():
+    def wait(page, timeout=READY_TIMEOUT_MS):
+        page.wait_for_selector("#python-progress[data-state=ready]", timeout=timeout)
+    return wait
+
+
+@pytest.fixture
+def editor_text():
+    """The editor's whole text, as the learner gets it with select-all and copy (CodeMirror
+    renders only the lines near the visible ones, so the DOM does not hold it all)."""
+    def text(page) -> str:
+        page.locator(".cm-content").focus()
+        page.keyboard.press("ControlOrMeta+a")
+        page.keyboard.press("ControlOrMeta+c")
+        return page.evaluate("navigator.clipboard.readText()")
+    return text
+
+
+@pytest.fixture
+def set_code():
+    """Replaces the editor's text as a paste would (no auto-indent or bracket closing)."""
+    def set_code(page, text: str):
+        page.locator(".cm-content").focus()
+        page.keyboard.press("ControlOrMeta+a")
+        page.keyboard.press("Delete")
+        page.keyboard.insert_text(text)
+    return set_code
+
+
+@pytest.fixture
+def run_checks():
+    """Presses Run (or the key `how` in the editor), waits for a final state; returns
+    (state, status text)."""
+    def run(page, how="button", timeout=RUN_TIMEOUT_MS):
+        if how == "button":
+            page.get_by_role("button", name="Run", exact=True).click()
+        elif how is not None:  # a key, pressed in the editor; None: already started
+            page.locator(".cm-content").focus()
+            page.keyboard.press(how)
+        status = page.get_by_role("status", name="Run status")
+        page.wait_for_function(
+            "s => s.includes(document.getElementById('run-status').dataset.state)",
+            arg=list(FINAL_STATES), timeout=timeout)
+        return status.get_attribute("data-state"), status.inner_text()
+    return run
+
+
+@pytest.fixture
+def screenshot(isolation):
+    """Saves a screenshot as artifacts/screenshots/NAME-MODE.png (git-ignored)."""
+    def shoot(page, name: str, full_page=False):
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        safe = re.sub(r"[^A-Za-z0-9_.-]+", "-", name)
+        path = SCREENSHOTS / f"{safe}-{isolation}.png"
+        page.screenshot(path=str(path), full_page=full_page)
+        return path
+    return shoot

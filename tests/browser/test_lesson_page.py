@@ -1,0 +1,269 @@
+"""The lesson page in headless Chromium, as a learner uses it: Python loads in the background,
+the reference passes, wrong code is explained, runaway code is stopped, code survives reloads.
+Every test runs against the site served with and without cross-origin isolation."""
+from __future__ import annotations
+
+import json
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+LESSON_DIR = ROOT / "lessons" / "tp-mlp"
+REFERENCE = (LESSON_DIR / "reference.py").read_text()
+STARTER = (LESSON_DIR / "starter.py").read_text()
+RUNAWAY = STARTER + "\nwhile True:\n    pass\n"
+STATUS_WORDS = {"passed", "failed", "error", "timed out"}
+
+
+def check_items(page) -> list[dict]:
+    """The results list as a learner reads it: each item's status word, title and message."""
+    results = page.get_by_role("list", name="Check results")
+    return [{"id": item.get_attribute("data-check"),
+             "status": item.locator(".check-status").inner_text().strip().lower(),
+             "title": item.locator(".check-title").inner_text().strip(),
+             "message": item.locator(".check-message").inner_text().strip()}
+            for item in results.get_by_role("listitem").all()]
+
+
+def wrong_solutions():
+    """(file name, source, check ids it is known to fail) for the lesson's wrong/ solutions."""
+    out = []
+    for path in sorted((LESSON_DIR / "wrong").glob("*.py")):
+        source = path.read_text()
+        caught = re.match(r"#\s*catches:\s*(.+)", source.splitlines()[0]).group(1)
+        out.append((path.name, source, [c.strip() for c in caught.split(",")]))
+    return out
+
+
+def test_python_loads_in_the_background_with_visible_progress(page, lesson_url, python_ready,
+                                                              isolation, screenshot):
+    seen = []
+    page.expose_function("recordProgress", lambda text: seen.append(text))
+    page.add_init_script("""
+        new MutationObserver(() => {
+          const el = document.getElementById('python-progress-text');
+          if (el) window.recordProgress(el.textContent);
+        }).observe(document, {subtree: true, characterData: true, childList: true});
+    """)
+    page.goto(lesson_url)
+    assert page.evaluate("crossOriginIsolated") == (isolation == "isolated")
+    # The learner can type while Python loads.
+    page.locator(".cm-content").focus()
+    page.keyboard.press("ControlOrMeta+End")
+    page.keyboard.insert_text("\n# typed while loading\n")
+    python_ready(page)
+    assert any(re.search(r"Downloading Python: \d+\.\d of \d+\.\d MB", s) for s in seen), seen[:5]
+    assert "Python is ready" in page.locator("#python-progress").inner_text()
+    assert page.get_by_role("button", name="Run", exact=True).is_enabled()
+    assert page.get_by_role("button", name="Stop", exact=True).is_disabled()
+    assert page.errors == []
+    screenshot(page, "ready")
+
+
+def test_run_pressed_before_python_is_ready_can_be_stopped_or_runs_when_ready(
+        lesson_page, set_code, run_checks, screenshot):
+    page = lesson_page
+    set_code(page, REFERENCE + '\nprint("hello from my solution")\n')
+    status = page.get_by_role("status", name="Run status")
+    # A Run stopped while it waits for Python ends at once.
+    page.keyboard.press("Control+Enter")
+    page.get_by_role("button", name="Stop", exact=True).click()
+    page.wait_for_selector("#run-status[data-state=stopped]", timeout=5_000)
+
+    was_ready = page.locator("#python-progress[data-state=ready]").count() > 0
+    page.locator(".cm-content").focus()
+    page.keyboard.press("Control+Enter")
+    if not was_ready:
+        assert "runs as soon as it is ready" in status.inner_text()
+    state, text = run_checks(page, how=None)
+    items = check_items(page)
+    assert state == "passed", (text, items)
+    assert re.search(rf"All {len(items)} checks passed", text)
+    assert len(items) > 3 and items[0]["id"] == "load"
+    assert all(item["status"] == "passed" and item["title"] for item in items), items
+    output = page.locator("#output")
+    assert output.is_visible() and "hello from my solution" in output.inner_text()
+    screenshot(page, "reference-passes")
+    assert page.errors == []
+
+
+def test_wrong_code_is_explained(lesson_page, python_ready, set_code, run_checks, screenshot):
+    """A known-wrong solution shows its failing checks with messages; a syntax error shows the
+    learner's own line."""
+    page = lesson_page
+    python_ready(page)
+    for name, source, caught in wrong_solutions()[:2]:
+        set_code(page, source)
+        state, text = run_checks(page)
+        assert state == "failed", text
+        items = {item["id"]: item for item in check_items(page)}
+        assert all(item["status"] in STATUS_WORDS for item in items.values())
+        for pattern in caught:
+            # `*` matches anything in a `# catches:` header; everything else is literal.
+            rx = re.compile("^" + ".*".join(re.escape(part) for part in pattern.split("*")) + "$")
+            named = [item for check_id, item in items.items() if rx.match(check_id)]
+            assert named, f"no check matches {pattern!r}"
+            for item in named:
+                assert item["status"] in {"failed", "error", "timed out"}, item
+                assert item["message"], f"{item['id']} did not pass, and says nothing about why"
+                assert "lessonkit" not in item["message"], "no grader internals in a learner's message"
+        screenshot(page, f"wrong-{name}")
+
+    source = REFERENCE + "\n\ndef broken(:\n    pass\n"
+    bad_line = source[:source.index("def broken")].count("\n") + 1
+    set_code(page, source)
+    state, _ = run_checks(page)
+    assert state == "failed"
+    items = check_items(page)
+    load = items[0]
+    assert load["id"] == "load" and load["status"] in {"failed", "error"}
+    assert f"line {bad_line}" in load["message"], load["message"]
+    assert "lessonkit" not in load["message"] and "site-packages" not in load["message"]
+    assert all(item["status"] == "error" for item in items[1:])
+    screenshot(page, "syntax-error")
+
+
+def test_runaway_code_is_stopped_by_stop_and_by_the_time_limit(lesson_page, python_ready, set_code,
+                                                               run_checks, screenshot):
+    page = lesson_page
+    python_ready(page)
+    status = page.get_by_role("status", name="Run status")
+
+    set_code(page, RUNAWAY)
+    page.get_by_role("button", name="Run", exact=True).click()
+    page.wait_for_selector("#results li[data-status=running]")
+    time.sleep(0.5)  # inside the loop for a moment
+    started = time.monotonic()
+    page.get_by_role("button", name="Stop", exact=True).click()
+    page.wait_for_selector("#run-status[data-state=stopped]", timeout=30_000)
+    assert time.monotonic() - started < 4, "Stop acts well before the check's own time limit"
+    assert "Stopped" in status.inner_text()
+    screenshot(page, "stopped")
+
+    state, text = run_checks(page)  # the same runaway code, left to its time limit
+    assert state == "failed", text
+    items = check_items(page)
+    assert items[0]["id"] == "load" and items[0]["status"] == "timed out", items[0]
+    assert items[0]["message"]
+    assert "timed out" in text
+    screenshot(page, "time-limit")
+
+    set_code(page, REFERENCE)
+    state, text = run_checks(page)
+    assert state == "passed", text
+
+
+def test_code_that_swallows_the_interrupt_is_still_stopped(lesson_page, python_ready, set_code,
+                                                          run_checks, isolation):
+    """When Python ignores the interrupt, the page ends the worker and grades again in a new one."""
+    if isolation == "plain":
+        pytest.skip("without isolation every time limit ends the worker (tested above)")
+    stubborn = STARTER + (
+        "\nwhile True:\n"
+        "    try:\n"
+        "        while True:\n"
+        "            pass\n"
+        "    except BaseException:\n"
+        "        pass\n")
+    page = lesson_page
+    python_ready(page)
+    page.evaluate("""new MutationObserver(() => {
+        if (document.getElementById('python-progress-text').textContent.includes('Restarting'))
+          window.restarted = true;
+      }).observe(document.getElementById('python-progress'), {subtree: true, childList: true, characterData: true})""")
+    set_code(page, stubborn)
+    state, text = run_checks(page)
+    assert state == "failed", text
+    assert check_items(page)[0]["status"] == "timed out"
+    assert page.evaluate("window.restarted === true"), "the ignored interrupt ended the worker"
+    set_code(page, REFERENCE)
+    state, text = run_checks(page)
+    assert state == "passed", text
+
+
+def test_code_survives_a_reload(lesson_page, set_code, editor_text):
+    page = lesson_page
+    mine = "# my work in progress\n" + STARTER
+    set_code(page, mine)
+    page.reload()
+    page.wait_for_selector("#editor .cm-line")
+    assert editor_text(page) == mine.rstrip("\n") or editor_text(page) == mine
+    assert page.locator("#notice").is_hidden()
+
+
+def test_unedited_starter_follows_a_new_starter_silently(lesson_page, editor_text):
+    page = lesson_page
+    old = "def gelu(x):\n    raise NotImplementedError\n"
+    page.evaluate("([k, v]) => localStorage.setItem(k, v)",
+                  ["tp-course:lesson:tp-mlp", json.dumps({"code": old, "starter": old})])
+    page.reload()
+    page.wait_for_selector("#editor .cm-line")
+    assert page.locator("#notice").is_hidden()
+    assert editor_text(page).strip() == STARTER.strip()
+
+
+def test_a_changed_starter_is_announced_and_offered(lesson_page, editor_text, screenshot):
+    page = lesson_page
+    mine = "def gelu(x):\n    return x  # mine\n"
+    page.evaluate("([k, v]) => localStorage.setItem(k, v)",
+                  ["tp-course:lesson:tp-mlp", json.dumps({"code": mine, "starter": "an older starter"})])
+    page.reload()
+    notice = page.locator("#notice")
+    notice.wait_for()
+    assert "starter code changed" in notice.inner_text()
+    assert editor_text(page).strip() == mine.strip(), "the learner's code is kept"
+    screenshot(page, "starter-changed")
+    page.reload()  # not answered yet: still announced
+    notice.wait_for()
+    page.get_by_role("button", name="Use the new starter").click()
+    assert editor_text(page).strip() == STARTER.strip()
+    page.get_by_role("button", name="Undo").click()
+    assert editor_text(page).strip() == mine.strip()
+
+
+def test_reset_asks_first_and_can_be_undone(lesson_page, set_code, editor_text):
+    page = lesson_page
+    mine = "# mine\n" + STARTER
+    set_code(page, mine)
+    page.get_by_role("button", name="Reset", exact=True).click()
+    dialog = page.get_by_role("dialog")
+    assert dialog.is_visible()
+    dialog.get_by_role("button", name="Cancel").click()
+    assert editor_text(page).strip() == mine.strip()
+    page.get_by_role("button", name="Reset", exact=True).click()
+    page.get_by_role("dialog").get_by_role("button", name="Replace with starter").click()
+    assert editor_text(page).strip() == STARTER.strip()
+    page.get_by_role("button", name="Undo").click()
+    assert editor_text(page).strip() == mine.strip()
+    page.reload()
+    page.wait_for_selector("#editor .cm-line")
+    assert editor_text(page).strip() == mine.strip(), "the undone reset is saved too"
+
+
+def test_language_switch_shows_one_language_and_is_remembered(lesson_page, screenshot):
+    page = lesson_page
+    en = page.locator('.lang-block[data-lang="en"]').first
+    pl = page.locator('.lang-block[data-lang="pl"]').first
+    if page.locator(".lang-block").count() == 0:
+        pytest.skip("the lesson has no language blocks")
+    assert en.is_visible() and pl.is_hidden()
+    page.get_by_role("button", name="Polski").click()
+    assert pl.is_visible() and en.is_hidden()
+    assert page.get_by_role("button", name="Polski").get_attribute("aria-pressed") == "true"
+    assert page.evaluate("document.documentElement.lang") == "pl"
+    screenshot(page, "polish")
+    page.reload()
+    assert pl.is_visible() and en.is_hidden()
+    page.get_by_role("button", name="English").click()
+    assert en.is_visible() and pl.is_hidden()
+
+
+def test_index_page_links_to_the_lesson(page, site_url):
+    page.goto(site_url + "index.html")
+    page.get_by_role("link", name=re.compile("Tensor-parallel MLP")).click()
+    page.wait_for_selector("#editor .cm-line")
+    assert page.url.endswith("/lessons/tp-mlp/index.html")
+    assert page.errors == []

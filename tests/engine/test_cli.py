@@ -1,0 +1,102 @@
+"""The command line: exit codes, readable and JSON output, `check`."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+from conftest import REPO, TP_MLP
+
+ENV = {**os.environ, "PYTHONPATH": str(REPO / "py")}
+
+
+def lessonkit(*args, cwd=REPO):
+    return subprocess.run([sys.executable, "-m", "lessonkit", *map(str, args)], cwd=cwd,
+                          env=ENV, capture_output=True, text=True, timeout=300)
+
+
+def test_grade_passing_solution_exits_0():
+    run = lessonkit("grade", TP_MLP, TP_MLP / "reference.py")
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "tp-mlp: Tensor-parallel MLP (Megatron-LM)" in run.stdout
+    assert "PASS  Your solution.py runs and defines gelu(x)" in run.stdout
+    assert "checks passed" in run.stdout
+
+
+def test_grade_failing_solution_exits_1_and_json():
+    run = lessonkit("grade", TP_MLP, TP_MLP / "wrong" / "no_allreduce.py", "--json")
+    assert run.returncode == 1
+    report = json.loads(run.stdout)
+    assert report["schema"] == "lessonkit.report/1" and report["passed"] is False
+    statuses = {c["id"]: c["status"] for c in report["checks"]}
+    assert statuses["test_tp_mlp::test_worked_example"] == "failed"
+    assert statuses["test_gelu::test_python_floats"] == "passed"
+
+
+def test_grade_readable_failure():
+    run = lessonkit("grade", TP_MLP, TP_MLP / "wrong" / "erf_gelu.py")
+    assert run.returncode == 1
+    assert "   FAIL  gelu agrees with the tanh formula (positive)" in run.stdout
+    assert "exact erf form" in run.stdout
+
+
+def test_usage_and_lesson_errors_exit_2(tmp_path):
+    assert lessonkit().returncode == 2
+    assert lessonkit("grade", TP_MLP).returncode == 2
+    missing = lessonkit("grade", TP_MLP, tmp_path / "nope.py")
+    assert missing.returncode == 2 and "cannot read" in missing.stderr
+    bad = lessonkit("grade", tmp_path / "no-lesson", TP_MLP / "reference.py")
+    assert bad.returncode == 2 and "no such lesson folder" in bad.stderr
+
+
+def test_check_the_real_lesson():
+    run = lessonkit("check", TP_MLP)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert f"{TP_MLP}: OK" in run.stdout
+
+
+def test_check_without_argument_checks_every_lesson():
+    run = lessonkit("check")
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "lessons/tp-mlp: OK" in run.stdout
+
+
+def test_check_reports_located_problems(lesson_copy):
+    (lesson_copy / "reference.py").write_text(
+        (TP_MLP / "reference.py").read_text().replace("0.044715", "0.0447"))
+    (lesson_copy / "wrong" / "relu.py").write_text(
+        "# catches: test_gelu::test_values[*], test_nothing::here\n"
+        + (TP_MLP / "reference.py").read_text())
+    run = lessonkit("check", lesson_copy)
+    assert run.returncode == 1
+    out = run.stdout
+    assert f"{lesson_copy}/reference.py:1: the reference does not pass test_gelu::test_values[positive]" in out
+    assert f"{lesson_copy}/wrong/relu.py:1: should fail test_gelu::test_values[negative], but it passes" in out
+    assert f"{lesson_copy}/wrong/relu.py:1: names 'test_nothing::here', which matches no check" in out
+
+
+def test_check_reports_format_errors(lesson_copy):
+    toml = lesson_copy / "lesson.toml"
+    toml.write_text(toml.read_text().replace('widgets = ["tp-mlp-example", "row-split"]',
+                                             'widgets = ["tp-mlp-example", "no-such-widget"]'))
+    run = lessonkit("check", lesson_copy)
+    assert run.returncode == 1
+    # Outside this repository no web/widgets.json is found, so the widget is checked against
+    # lesson.md's placeholders instead.
+    assert f"{lesson_copy}/lesson.md:" in run.stdout and "'row-split'" in run.stdout
+
+
+def test_check_unknown_widget_inside_the_repository(tmp_path):
+    root = tmp_path / "repo"
+    shutil.copytree(REPO / "web", root / "web", ignore=shutil.ignore_patterns("src"))
+    lesson = root / "lessons" / "tp-mlp"
+    shutil.copytree(TP_MLP, lesson, ignore=shutil.ignore_patterns("__pycache__", "companion*"))
+    toml = lesson / "lesson.toml"
+    toml.write_text(toml.read_text().replace('"row-split"]', '"row-split", "ghost"]'))
+    run = lessonkit("check", cwd=root)
+    assert run.returncode == 1
+    assert "lessons/tp-mlp/lesson.toml:" in run.stdout and "unknown widget 'ghost'" in run.stdout
+
+
+def test_check_unknown_folder_exits_2(tmp_path):
+    assert lessonkit("check", tmp_path / "missing").returncode == 2

@@ -1,0 +1,82 @@
+"""The tp-mlp lesson: the reference passes, each wrong solution fails exactly the checks its
+header names, and the tolerances accept float32 and reject float16 / the erf GeLU."""
+import pytest
+
+from lessonkit import grade
+from lessonkit.cli import check_lesson
+
+from conftest import TP_MLP
+
+WRONG = sorted((TP_MLP / "wrong").glob("*.py"))
+
+
+def test_reference_passes_every_check(tp_mlp):
+    report = grade(tp_mlp, tp_mlp.reference.read_text())
+    assert report.passed, [(c.id, c.message) for c in report.checks if c.status != "passed"]
+    assert len(report.checks) >= 25
+
+
+def test_the_gallery_covers_the_issue():
+    names = {p.stem for p in WRONG}
+    assert len(names) >= 15
+    assert {"a_split_by_rows", "gelu_after_allreduce", "no_allreduce", "erf_gelu",
+            "wrong_constant", "gpu_order_reversed", "b_rows_mismatched", "overlapping_shards",
+            "strided_columns", "ignores_shards", "relu", "float16", "gelu_mutates",
+            "n_ignored", "untouched_starter"} <= names
+
+
+@pytest.mark.parametrize("path", WRONG, ids=[p.stem for p in WRONG])
+def test_wrong_solution_fails_exactly_what_it_names(tp_mlp, path):
+    wrong = next(w for w in tp_mlp.wrong if w.path == path)
+    report = grade(tp_mlp, path.read_text())
+    ids = [c.id for c in report.checks]
+    named = wrong.named(ids)
+    assert named, f"{path.name}: its header names no existing check"
+    not_passed = [c.id for c in report.checks if c.status != "passed"]
+    assert sorted(not_passed) == sorted(named)
+
+
+def test_float32_implementation_passes(tp_mlp):
+    source = tp_mlp.reference.read_text().replace("dtype=float", "dtype=np.float32")
+    source = source.replace("np.sqrt(2.0 / np.pi)", "np.float32(np.sqrt(2.0 / np.pi))")
+    source = source.replace("for A_i, B_i in shards]",
+                            "for A_i, B_i in ((a.astype(np.float32), b.astype(np.float32)) "
+                            "for a, b in shards)]")
+    assert "float32" in source
+    report = grade(tp_mlp, source)
+    assert report.passed, [(c.id, c.message) for c in report.checks if c.status != "passed"]
+
+
+def test_hints_name_the_mistake(tp_mlp):
+    def message(stem, check_id):
+        return grade(tp_mlp, (TP_MLP / "wrong" / f"{stem}.py").read_text()).check(check_id).message
+
+    assert "exact erf form" in message("erf_gelu", "test_gelu::test_values[positive]")
+    assert "float16" in message("float16", "test_gelu::test_values[positive]")
+    assert "without adding them up" in message("no_allreduce", "test_tp_mlp::test_worked_example")
+    assert "GeLU after adding up" in message("gelu_after_allreduce",
+                                             "test_tp_mlp::test_worked_example")
+    assert "reverse order" in message("gpu_order_reversed",
+                                      "test_shard_mlp::test_contiguous_blocks[D=3 F=12 n=3]")
+    assert "every n-th column" in message("strided_columns",
+                                          "test_shard_mlp::test_contiguous_blocks[D=3 F=12 n=3]")
+    assert "block of rows" in message("a_split_by_rows",
+                                      "test_shard_mlp::test_count_and_shapes[D=2 F=4 n=2]")
+    assert "n is ignored" in message("n_ignored",
+                                     "test_shard_mlp::test_count_and_shapes[D=3 F=12 n=4]")
+    assert "ReLU" in message("relu", "test_gelu::test_values[negative]")
+    assert "constants" in message("wrong_constant", "test_gelu::test_values[positive]")
+    assert "in place" in message("gelu_mutates", "test_gelu::test_input_unchanged")
+    assert "raise NotImplementedError" in message("untouched_starter",
+                                                  "test_tp_mlp::test_worked_example")
+
+
+def test_worked_example_numbers_in_the_message(tp_mlp):
+    report = grade(tp_mlp, (TP_MLP / "wrong" / "no_allreduce.py").read_text())
+    message = report.check("test_tp_mlp::test_worked_example").message
+    assert "expected: [1.682384, 2.79579 ]" in message
+    assert "[[0.841192, 1.954598], [0.841192, 0.841192]]" in message
+
+
+def test_lesson_check_finds_no_problem():
+    assert check_lesson(TP_MLP) == []

@@ -1,0 +1,24 @@
+# case: gelu returns complex numbers whose real part is right (the imaginary part is not 0).
+# expect test_gelu::test_input_unchanged: passed
+# expect test_gelu::*: failed ~ complex
+# expect *: passed
+import numpy as np
+
+
+def gelu(x):
+    x = np.asarray(x, dtype=float)
+    return 0.5 * x * (1.0 + np.tanh(np.sqrt(2.0 / np.pi) * (x + 0.044715 * x**3))) + 0.5j
+
+
+def shard_mlp(A, B, n):
+    w = A.shape[1] // n
+    return [(A[:, i * w:(i + 1) * w].copy(), B[i * w:(i + 1) * w].copy()) for i in range(n)]
+
+
+def _act(x):
+    return 0.5 * x * (1.0 + np.tanh(np.sqrt(2.0 / np.pi) * (x + 0.044715 * x**3)))
+
+
+def tp_mlp(X, shards):
+    X = np.asarray(X, dtype=float)
+    return sum(_act(X @ a) @ b for a, b in shards)

@@ -1,0 +1,9 @@
+# case: An indentation error: the lines of one block start at different columns (line 9).
+# expect load: error ~ line 9
+# expect *: error ~ did not load
+import numpy as np
+
+
+def gelu(x):
+    x = np.asarray(x, dtype=float)
+      return 0.5 * x * (1.0 + np.tanh(np.sqrt(2.0 / np.pi) * (x + 0.044715 * x**3)))

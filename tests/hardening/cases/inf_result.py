@@ -1,0 +1,26 @@
+# case: gelu written with exp overflows to inf / NaN for large inputs.
+# expect test_gelu::test_large_magnitudes: failed ~ NaN or infinity
+# expect *: passed
+import numpy as np
+
+
+def gelu(x):
+    x = np.asarray(x, dtype=float)
+    u = np.sqrt(2.0 / np.pi) * (x + 0.044715 * x**3)
+    with np.errstate(over="ignore", invalid="ignore"):
+        e = np.exp(2 * u)
+        return 0.5 * x * (1.0 + (e - 1) / (e + 1))
+
+
+def shard_mlp(A, B, n):
+    w = A.shape[1] // n
+    return [(A[:, i * w:(i + 1) * w].copy(), B[i * w:(i + 1) * w].copy()) for i in range(n)]
+
+
+def _act(x):
+    return 0.5 * x * (1.0 + np.tanh(np.sqrt(2.0 / np.pi) * (x + 0.044715 * x**3)))
+
+
+def tp_mlp(X, shards):
+    X = np.asarray(X, dtype=float)
+    return sum(_act(X @ a) @ b for a, b in shards)

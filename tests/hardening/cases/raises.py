@@ -1,0 +1,22 @@
+# case: gelu raises an exception of its own (line 8).
+# expect test_gelu::*: error ~ gelu raised ValueError at line 8 of solution.py: not today
+# expect *: passed
+import numpy as np
+
+
+def gelu(x):
+    raise ValueError("not today")
+
+
+def shard_mlp(A, B, n):
+    w = A.shape[1] // n
+    return [(A[:, i * w:(i + 1) * w].copy(), B[i * w:(i + 1) * w].copy()) for i in range(n)]
+
+
+def _act(x):
+    return 0.5 * x * (1.0 + np.tanh(np.sqrt(2.0 / np.pi) * (x + 0.044715 * x**3)))
+
+
+def tp_mlp(X, shards):
+    X = np.asarray(X, dtype=float)
+    return sum(_act(X @ a) @ b for a, b in shards)

@@ -1,0 +1,26 @@
+# case: tp_mlp imports the checks' conftest module and returns the answer of its reference function.
+# expect test_tp_mlp::test_inputs_unchanged: error|passed
+# expect test_tp_mlp::*: error ~ checks' own code
+# expect *: passed
+import sys
+
+import numpy as np
+
+
+def gelu(x):
+    x = np.asarray(x, dtype=float)
+    return 0.5 * x * (1.0 + np.tanh(np.sqrt(2.0 / np.pi) * (x + 0.044715 * x**3)))
+
+
+def shard_mlp(A, B, n):
+    w = A.shape[1] // n
+    return [(A[:, i * w:(i + 1) * w].copy(), B[i * w:(i + 1) * w].copy()) for i in range(n)]
+
+
+def tp_mlp(X, shards):
+    for module in list(sys.modules.values()):
+        if "checks" in (getattr(module, "__file__", None) or ""):
+            reference = getattr(module, "mlp_from_shards", None)
+            if reference is not None:
+                return reference(X, shards)
+    return np.zeros(1)

@@ -1,0 +1,30 @@
+# case: While loading, imports lessonkit and rewrites its report and check helpers so that everything reads "passed"; the functions return zeros. Everything it changed is put back before the checks run, so its functions are graded as written (and fail).
+# expect load: passed
+# expect test_*::test_input*_unchanged: passed
+# expect *: failed
+# stdout ~ [grader] While loading, your file changed
+import numpy as np
+
+import lessonkit
+import lessonkit.checking
+import lessonkit.report
+import lessonkit.runner
+
+lessonkit.report.Report.passed = property(lambda self: True)
+lessonkit.report.CheckResult.__post_init__ = lambda self: setattr(self, "status", "passed")
+lessonkit.checking.expect_close = lambda *args, **kwargs: None
+lessonkit.checking.expect_unchanged = lambda *args, **kwargs: None
+lessonkit.checking.fail = lambda *args, **kwargs: None
+lessonkit.runner._Plugin.verdict = lambda self, *args: ("passed", "")
+
+
+def gelu(x):
+    return np.zeros_like(np.asarray(x, dtype=float))
+
+
+def shard_mlp(A, B, n):
+    return [(A * 0, B * 0)] * n
+
+
+def tp_mlp(X, shards):
+    return np.zeros(np.asarray(X).shape)

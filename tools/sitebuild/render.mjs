@@ -1,0 +1,188 @@
+// Renders lessons' prose (lesson.md) to HTML at build time, so the page shows typeset math at once
+// and never reflows. Called by tools/sitebuild/render.py with JSON on stdin:
+//   {"documents": [{"path", "text", "languages": [...], "widgets": [...], "known_widgets": [...]}]}
+// and answers on stdout: {"documents": [{"html", "errors": ["path:line: message", ...]}]}.
+// Beyond CommonMark: $...$ and $$...$$ math (KaTeX), `{{ widget: NAME }}` lines, and
+// `::: lang xx` ... `:::` blocks (see docs/lesson-format.md).
+import MarkdownIt from "markdown-it";
+import katex from "katex";
+
+const WIDGET_LINE = /^\{\{\s*widget:\s*([A-Za-z0-9_-]+)\s*\}\}\s*$/;
+const LANG_OPEN = /^:::\s*lang\s+([A-Za-z-]+)\s*$/;
+const FENCE_CLOSE = /^:::\s*$/;
+
+function lineText(state, line) {
+  return state.src.slice(state.bMarks[line] + state.tShift[line], state.eMarks[line]);
+}
+
+function escapeHtml(s) {
+  return s.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
+}
+
+// `{{ widget: NAME }}` alone on a line becomes the placeholder the page mounts the widget into.
+function widgetBlock(state, startLine, _endLine, silent) {
+  const m = WIDGET_LINE.exec(lineText(state, startLine));
+  if (!m) return false;
+  if (silent) return true;
+  const token = state.push("widget", "div", 0);
+  token.meta = { name: m[1] };
+  token.map = [startLine, startLine + 1];
+  state.line = startLine + 1;
+  return true;
+}
+
+// `::: lang xx` ... `:::` wraps its blocks in an element the page shows only in language xx.
+function langBlock(state, startLine, endLine, silent) {
+  const m = LANG_OPEN.exec(lineText(state, startLine));
+  if (!m) return false;
+  if (silent) return true;
+  let close = startLine + 1;
+  while (close < endLine && !FENCE_CLOSE.test(lineText(state, close))) close++;
+  if (close >= endLine) {
+    state.env.errors.push([startLine, `'::: lang ${m[1]}' is never closed with a ':::' line`]);
+  }
+  const open = state.push("lang_open", "div", 1);
+  open.meta = { lang: m[1] };
+  open.map = [startLine, close];
+  const oldParent = state.parentType;
+  const oldLineMax = state.lineMax;
+  state.parentType = "lang";
+  state.lineMax = close;
+  state.md.block.tokenize(state, startLine + 1, close);
+  state.parentType = oldParent;
+  state.lineMax = oldLineMax;
+  state.push("lang_close", "div", -1);
+  state.line = Math.min(close + 1, endLine);
+  return true;
+}
+
+// `$$ ... $$` display math, on one line or spanning several.
+function mathBlock(state, startLine, endLine, silent) {
+  const first = lineText(state, startLine);
+  if (!first.startsWith("$$")) return false;
+  let body;
+  let last = startLine;
+  const rest = first.slice(2);
+  if (rest.trimEnd().endsWith("$$") && rest.trim().length >= 2) {
+    body = rest.trimEnd().slice(0, -2);
+  } else {
+    const lines = [rest];
+    for (last = startLine + 1; last < endLine; last++) {
+      const text = lineText(state, last);
+      if (text.trimEnd().endsWith("$$")) {
+        lines.push(text.trimEnd().slice(0, -2));
+        break;
+      }
+      lines.push(text);
+    }
+    if (last >= endLine) return false;  // no closing $$: leave it to be plain text
+    body = lines.join("\n");
+  }
+  if (silent) return true;
+  const token = state.push("math_block", "div", 0);
+  token.content = body.trim();
+  token.map = [startLine, last + 1];
+  state.line = last + 1;
+  return true;
+}
+
+// `$...$` inline math: the content may not start or end with a space, and a closing $ may not
+// be followed by a digit (so "costs $5 and $6" stays text).
+function mathInline(state, silent) {
+  const src = state.src;
+  const start = state.pos;
+  if (src[start] !== "$" || src[start + 1] === "$") return false;
+  if (start > 0 && src[start - 1] === "\\") return false;
+  let end = start + 1;
+  while ((end = src.indexOf("$", end)) !== -1) {
+    if (src[end - 1] !== "\\") break;
+    end++;
+  }
+  if (end === -1 || end === start + 1) return false;
+  const body = src.slice(start + 1, end);
+  if (/^\s|\s$/.test(body) || /\d/.test(src[end + 1] || "")) return false;
+  if (!silent) {
+    const token = state.push("math_inline", "span", 0);
+    token.content = body;
+    token.meta = { offset: start };
+  }
+  state.pos = end + 1;
+  return true;
+}
+
+function typeset(tex, displayMode, line, env) {
+  try {
+    return katex.renderToString(tex, { displayMode, throwOnError: true, output: "htmlAndMathml" });
+  } catch (e) {
+    env.errors.push([line, `math does not typeset: ${e.message.replace(/^KaTeX parse error: /, "")}`]);
+    return `<code class="math-error">${escapeHtml(tex)}</code>`;
+  }
+}
+
+function makeRenderer() {
+  const md = new MarkdownIt({ html: true, linkify: false, typographer: false });
+  md.block.ruler.before("paragraph", "widget", widgetBlock);
+  md.block.ruler.before("fence", "lang", langBlock, { alt: ["paragraph"] });
+  md.block.ruler.before("fence", "math_block", mathBlock, { alt: ["paragraph"] });
+  md.inline.ruler.after("escape", "math_inline", mathInline);
+
+  // Typesets math once the inline tokens exist, so a KaTeX error can name its source line.
+  md.core.ruler.push("typeset", (state) => {
+    for (const token of state.tokens) {
+      if (token.type === "math_block") {
+        token.meta = { html: typeset(token.content, true, token.map[0], state.env) };
+        continue;
+      }
+      if (token.type === "widget") {
+        const name = token.meta.name;
+        const { widgets, known_widgets: known } = state.env.doc;
+        if (!widgets.includes(name)) {
+          state.env.errors.push([token.map[0], `widget '${name}' is not listed in lesson.toml's widgets (${widgets.join(", ") || "none"})`]);
+        } else if (!known.includes(name)) {
+          state.env.errors.push([token.map[0], `widget '${name}' is not known to the front end (web/widgets.json lists ${known.join(", ")})`]);
+        }
+        continue;
+      }
+      if (token.type === "lang_open" && !state.env.doc.languages.includes(token.meta.lang)) {
+        state.env.errors.push([token.map[0], `language '${token.meta.lang}' is not in lesson.toml's languages (${state.env.doc.languages.join(", ")})`]);
+        continue;
+      }
+      if (token.type !== "inline" || !token.children) continue;
+      for (const child of token.children) {
+        if (child.type !== "math_inline") continue;
+        const before = token.content.slice(0, child.meta.offset);
+        const line = token.map[0] + (before.match(/\n/g) || []).length;
+        child.meta.html = typeset(child.content, false, line, state.env);
+      }
+    }
+  });
+
+  md.renderer.rules.math_inline = (tokens, i) => tokens[i].meta.html;
+  md.renderer.rules.math_block = (tokens, i) => `<div class="math-display">${tokens[i].meta.html}</div>\n`;
+  md.renderer.rules.widget = (tokens, i) =>
+    `<div class="widget" data-widget="${escapeHtml(tokens[i].meta.name)}"></div>\n`;
+  md.renderer.rules.lang_open = (tokens, i) => {
+    const lang = escapeHtml(tokens[i].meta.lang);
+    return `<div class="lang-block" data-lang="${lang}" lang="${lang}">\n`;
+  };
+  md.renderer.rules.lang_close = () => "</div>\n";
+  return md;
+}
+
+async function readStdin() {
+  const chunks = [];
+  for await (const chunk of process.stdin) chunks.push(chunk);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+const md = makeRenderer();
+const input = JSON.parse(await readStdin());
+const documents = input.documents.map((doc) => {
+  const env = { doc, errors: [] };
+  const html = md.render(doc.text, env);
+  const errors = env.errors
+    .sort((a, b) => a[0] - b[0])
+    .map(([line, message]) => `${doc.path}:${line + 1}: ${message}`);
+  return { html, errors };
+});
+process.stdout.write(JSON.stringify({ documents }));
