@@ -24,7 +24,7 @@ fi
 mkdir -p "$stamp_dir"
 # The engine (py/lessonkit) importable from the venv, so `.venv/bin/python -m lessonkit` works.
 site_packages=$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
-[ -f "$site_packages/tp-course.pth" ] || echo "$PWD/py" > "$site_packages/tp-course.pth"
+echo "$PWD/py" > "$site_packages/tp-course.pth"
 
 if changed pip-build requirements/build.txt; then
   say "installing Python build requirements"

@@ -93,17 +93,53 @@ def _params(fn, count: int) -> tuple:
     return tuple(names[:count])
 
 
+class Unusable:
+    """Stands in for a returned object that is not numbers, lists or tuples (text, a
+    generator, an object of the learner's class): checks see its description, never it."""
+
+    def __init__(self, value):
+        if isinstance(value, str):
+            self.text = f"text {value!r}"[:80]
+        elif isinstance(value, (_ndarray, _np_generic)):
+            what = "text" if value.dtype.kind in "US" else f"{value.dtype} values"
+            self.text = f"an array of {what} of shape {tuple(value.shape)}"
+        else:
+            self.text = f"an object of type {type(value).__name__}"
+
+    def __repr__(self):
+        return self.text
+
+
 def _plain(value, dtypes: set):
+    """Plain data (float64 or complex copies, lists, tuples, Python numbers) made while still
+    inside learner code's boundary: no learner method (__array__, __float__, __eq__, ...)
+    runs once the checks start comparing."""
     if isinstance(value, (_ndarray, _np_generic)):
         dtypes.add(str(value.dtype))
-        if value.dtype.kind in "biuf":
+        kind = value.dtype.kind
+        if kind in "biuf":
             return _np_array(value, dtype=_float64)
-        return _np_array(value, copy=True)
+        if kind == "c":
+            return _np_array(value, dtype=complex)
+        return Unusable(value)
     if isinstance(value, tuple):
         return tuple(_plain(v, dtypes) for v in value)
     if isinstance(value, list):
         return [_plain(v, dtypes) for v in value]
-    return value
+    if isinstance(value, bool) or value is None:
+        return value if value is None else bool(value)
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return float(value)
+    if isinstance(value, complex):
+        return complex(value)
+    if hasattr(value, "__array__"):  # an array-like of the learner's making: convert it now
+        try:
+            return _plain(_np_array(value), dtypes)
+        except (TypeError, ValueError):
+            pass
+    return Unusable(value)
 
 
 def describe(value) -> str:
@@ -123,7 +159,7 @@ def _full(value) -> str:
     if isinstance(value, float):
         text = f"{value:.6g}"
         return text if any(ch in text for ch in ".ein") else text + ".0"
-    if value is None or isinstance(value, (bool, int, str)):
+    if value is None or isinstance(value, (bool, int, complex, str, Unusable)):
         return repr(value)
     return f"a {type(value).__name__} object"
 
@@ -153,11 +189,22 @@ def as_array(c: Call, what: str | None = None):
     if got is None:
         fail(f"{what} returned None. Did you forget a `return` statement?\n{c.inputs()}")
     try:
-        a = _np_array(got, dtype=_float64)
+        a = None if _contains_unusable(got) else _np_array(got)
     except (TypeError, ValueError):
+        a = None
+    if a is not None and a.dtype.kind == "c":
+        fail(f"{what} returned complex numbers ({describe(got)}); the result should be real. "
+             f"Look for a square root or power of a negative number.\n{c.inputs()}")
+    if a is None or a.dtype.kind not in "iuf":
         fail(f"{what} returned {describe(got)}, which numpy cannot turn into one array of "
              f"numbers.\n{c.inputs()}")
-    return a
+    return _np_array(a, dtype=_float64)
+
+
+def _contains_unusable(value) -> bool:
+    if isinstance(value, (list, tuple)):
+        return any(_contains_unusable(v) for v in value)
+    return isinstance(value, Unusable)
 
 
 def expect_close(c: Call, expected, *, rtol: float, atol: float, mistakes=(),
@@ -212,7 +259,7 @@ def _hints(c: Call, got, exp, rtol, atol, mistakes) -> list[str]:
                 "example exp or a power of a large number) or a division by zero."]
     if got.ndim == 2 and got.shape == exp.shape[::-1] and got.shape != exp.shape:
         return ["Hint: your result has rows and columns swapped (it is transposed)."]
-    if got.shape[1:] == exp.shape and got.shape[:1] != (1,):
+    if got.ndim == exp.ndim + 1 and got.shape[1:] == exp.shape and got.shape[0] != 1:
         return [f"Hint: you returned {got.shape[0]} results of the right shape stacked "
                 f"together; one combined result was expected."]
     return []

@@ -40,9 +40,9 @@ _PACKAGE_PARENT = str(Path(__file__).resolve().parent.parent)
 CRASH_MESSAGES = {
     "exit": ("Your code ended the Python process (os._exit or a fatal error) while this check "
              "ran, so it could not finish. Return a value instead of stopping Python."),
-    "memory": ("Your code used more memory than allowed ({limit} MB) while this check ran, and "
-               "Python was stopped. Look for arrays or lists that grow without bound, or for "
-               "shapes much larger than the inputs (for example an outer product by mistake)."),
+    "killed": ("The Python process was killed while this check ran (by your code, or by the "
+               "system because it used far too much memory), so it could not finish. Look for "
+               "arrays or lists that grow without bound."),
     "signal": ("Python crashed ({signal}) while this check ran, so it could not finish. This "
                "usually means deep recursion or a library called with invalid memory."),
 }
@@ -205,18 +205,14 @@ class _Child:
                                        "stopped. Look for a loop whose condition never "
                                        "becomes false, or work that grows much faster than "
                                        "the input."))
-        elif code < 0 and -code in (signal.SIGKILL, signal.SIGSEGV, signal.SIGBUS,
-                                    signal.SIGABRT) and self._out_of_memory():
-            verdict = ("error", CRASH_MESSAGES["memory"].format(limit=self.memory_mb))
+        elif code == -signal.SIGKILL:
+            verdict = ("error", CRASH_MESSAGES["killed"])
         elif code < 0:
             verdict = ("error", CRASH_MESSAGES["signal"].format(
                 signal=signal.Signals(-code).name))
         else:
             verdict = ("error", CRASH_MESSAGES["exit"])
         return _Outcome(check_id=check_id, verdict=verdict)
-
-    def _out_of_memory(self) -> bool:
-        return "MemoryError" in self.raw.text() or "memory" in self.raw.text().lower()
 
 
 def _kill(proc) -> None:

@@ -277,3 +277,37 @@ def test_a_lesson_without_tests_says_so(tmp_path):
     report = grade(load_lesson(folder), TOY_REFERENCE)
     assert statuses(report) == {"load": "passed", "checks": "error"}
     assert "bug in the lesson" in report.check("checks").message
+
+
+@pytest.mark.parametrize("returned, words", [
+    ("x * (2 + 0j)", "returned complex numbers"),
+    ("str(2 * x)", "returned text"),
+    ("(y for y in 2 * x)", "an object of type generator"),
+    ("[2 * v for v in x] + [None]", "cannot turn into one array of numbers"),
+])
+def test_wrong_kinds_of_result_fail_with_words(toy, returned, words):
+    source = TOY_REFERENCE.replace("return 2 * np.asarray(x, dtype=float)",
+                                   f"x = np.asarray(x, dtype=float)\n    return {returned}")
+    check = grade(toy, source).check("test_toy::test_double")
+    assert check.status == "failed" and words in check.message
+
+
+def test_result_objects_cannot_change_after_the_call(toy):
+    """An object that looks like the answer only once the comparison starts is converted to
+    plain data right after the call, so it cannot."""
+    source = TOY_REFERENCE.replace("def double(x):\n    return 2 * np.asarray(x, dtype=float)", '''
+class Shifty:
+    seen = 0
+
+    def __init__(self, x):
+        self.x = x
+
+    def __array__(self, dtype=None, copy=None):
+        Shifty.seen += 1
+        return np.zeros(3) if Shifty.seen == 1 else 2 * self.x
+
+
+def double(x):
+    return Shifty(np.asarray(x, dtype=float))
+''')
+    assert grade(toy, source).check("test_toy::test_double").status == "failed"

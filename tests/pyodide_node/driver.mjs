@@ -5,8 +5,9 @@
 //
 //   node driver.mjs JOB.json
 // JOB: {core_dir, wheels: [paths], numpy_wheel, engine_dir, lesson_dir,
-//       solutions: [{name, source}], repeat}
-// Prints one JSON line per event: {"ready": ms}, then {"name", "run", "ms", "report"} per grade.
+//       solutions: [{name, source}], repeat, prepare, calls}
+// Prints one JSON line per event: {"ready": ms}, then {"name", "run", "ms", "report"} per grade,
+// then, when `calls` is given, {"name", "calls": run_calls result} per solution.
 import { createRequire } from "node:module";
 import fs from "node:fs";
 import path from "node:path";
@@ -88,6 +89,15 @@ for (let run = 0; run < (job.repeat || 1); run++) {
     const start = performance.now();
     const report = browser.grade_json(lessonDir, source, "[]", onEvent);
     console.log(JSON.stringify({ name, run, ms: performance.now() - start, report: JSON.parse(report) }));
+  }
+}
+if (job.calls) {
+  // run_calls sends no events: like the page, the host times the whole request.
+  for (const { name, source } of job.solutions) {
+    deadline[0] = Date.now() + 2000;
+    const result = browser.run_calls_json(lessonDir, source, JSON.stringify(job.calls));
+    deadline[0] = 0;
+    console.log(JSON.stringify({ name, calls: JSON.parse(result) }));
   }
 }
 await watchdog.terminate();

@@ -40,16 +40,18 @@ def core_dir() -> Path | None:
 
 
 def grade_in_pyodide(lesson_dir: Path, solutions: dict[str, str], *, repeat: int = 1,
-                     prepare: bool = False, timeout: float = 300) -> tuple[float, list[dict]]:
-    """Grade each solution `repeat` times in one Node process.
+                     prepare: bool = False, calls: list | None = None,
+                     timeout: float = 300) -> tuple[float, list[dict]]:
+    """Grade each solution `repeat` times in one Node process (and, with `calls`, run them
+    through `browser.run_calls_json` too).
 
-    Returns (seconds until ready, [{"name", "run", "ms", "report"}, ...])."""
+    Returns (seconds until ready, [{"name", "run", "ms", "report"} or {"name", "calls"}])."""
     job = {
         "core_dir": str(core_dir()), "numpy_wheel": str(VENDOR / NUMPY_WHEEL),
         "wheels": [str(VENDOR / w) for w in PURE_WHEELS],
         "engine_dir": str(REPO / "py" / "lessonkit"), "lesson_dir": str(lesson_dir),
         "solutions": [{"name": k, "source": v} for k, v in solutions.items()],
-        "repeat": repeat, "prepare": prepare,
+        "repeat": repeat, "prepare": prepare, "calls": calls,
     }
     with tempfile.TemporaryDirectory() as tmp:
         job_path = Path(tmp) / "job.json"

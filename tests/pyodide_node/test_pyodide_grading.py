@@ -5,6 +5,7 @@ import shutil
 import pytest
 
 from lessonkit import grade, load_lesson
+from lessonkit.playground import run_calls
 
 from harness import REPO, grade_in_pyodide, missing
 
@@ -36,10 +37,22 @@ def solutions():
     return found
 
 
+# The page's "try with my code" request for the worked example.
+CALLS = [{"fn": "shard_mlp", "args": [[[1, 0, -1, 2], [0, 1, 1, -1]],
+                                      [[1, 0], [0, 1], [1, 1], [2, 0]], 2], "as": "shards"},
+         {"fn": "tp_mlp", "args": [[1, 2], {"ref": "shards"}]},
+         {"fn": "gelu", "args": [[[-1e5, 0.0, 1.0]]]}]
+
+
 @pytest.fixture(scope="module")
-def pyodide_reports(quick_lesson, solutions):
-    _, results = grade_in_pyodide(quick_lesson, solutions, timeout=240)
-    return {r["name"]: r["report"] for r in results}
+def pyodide_results(quick_lesson, solutions):
+    _, results = grade_in_pyodide(quick_lesson, solutions, calls=CALLS, timeout=240)
+    return results
+
+
+@pytest.fixture(scope="module")
+def pyodide_reports(pyodide_results):
+    return {r["name"]: r["report"] for r in pyodide_results if "report" in r}
 
 
 def statuses(report: dict) -> dict:
@@ -66,3 +79,14 @@ def test_timeout_arrives_through_the_interrupt_buffer(pyodide_reports):
     report = statuses(pyodide_reports["looping_gelu"])
     assert report["test_gelu::test_values[positive]"] == "timeout"
     assert report["test_shard_mlp::test_one_gpu"] == "passed"
+
+
+def test_run_calls_match_cpython(quick_lesson, solutions, pyodide_results):
+    lesson = load_lesson(quick_lesson)
+    got = {r["name"]: r["calls"] for r in pyodide_results if "calls" in r}
+    assert set(got) == set(solutions)
+    for name, source in solutions.items():
+        assert got[name] == run_calls(lesson, source, CALLS)
+    assert [round(v, 3) for v in got["reference"]["results"][1]] == [1.682, 2.796]
+    assert got["looping_gelu"]["ok"] is False  # stopped by the time limit, in both runtimes
+    assert got["looping_gelu"]["message"].startswith("tp_mlp was still running after 0.5 s")

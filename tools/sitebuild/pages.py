@@ -101,8 +101,8 @@ def lesson_page(lesson: Lesson, assets: dict[str, str], config: dict) -> str:
 <div class="editor" id="editor"></div>
 <p class="hint">Write the functions, then press <kbd>Run</kbd> or <kbd>Ctrl</kbd>+<kbd>Enter</kbd>. Your code is saved in this browser as you type.</p>
 <div class="run-status" id="run-status" role="status" aria-live="polite" aria-label="Run status">Python is loading. You can read and type meanwhile.</div>
-<ul class="results" id="results" aria-label="Check results"></ul>
 <div class="output" id="output" hidden><h3>Printed output</h3><pre id="output-text"></pre></div>
+<ul class="results" id="results" aria-label="Check results"></ul>
 </section>
 </main>
 <dialog id="reset-dialog" aria-labelledby="reset-dialog-title">

@@ -8,6 +8,8 @@ const HOME = "/home/pyodide";
 let pyodide = null;
 let browser = null;   // the lessonkit.browser module (a PyProxy)
 let lessonDir = null;
+const STDERR_LINES = 50;
+let stderrLines = 0;
 
 function post(message) {
   self.postMessage(message);
@@ -41,7 +43,11 @@ async function init({ lesson, urls, downloadBytes, interruptBuffer }) {
     // Loading the packages while Pyodide boots overlaps their download with its start-up.
     packages: lesson.packages,
     stdout: () => {},
-    stderr: (line) => console.warn("[python]", line),
+    stderr: (line) => {
+      // Only output that bypassed the grader's capture gets here (sys.__stderr__, os.write):
+      // a flood of it must not flood the console, so only the first lines of a run are kept.
+      if (++stderrLines <= STDERR_LINES) console.warn("[python]", line);
+    },
   });
   stage = "Preparing the checks";
   progress(stage, loaded, downloadBytes);
@@ -77,6 +83,7 @@ function runExample({ id, source, inputs }) {
 let queue = Promise.resolve();
 self.onmessage = ({ data }) => {
   queue = queue.then(async () => {
+    stderrLines = 0;
     try {
       if (data.type === "init") await init(data);
       else if (data.type === "grade") grade(data);
