@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
-sys.path.insert(0, str(ROOT / "tools"))
+sys.path[:0] = [str(ROOT / "tools"), str(ROOT / "py")]
 
 from sitebuild import bundle, lessons, pages, serve, vendor  # noqa: E402
 from sitebuild.errors import BuildError  # noqa: E402
@@ -39,10 +39,10 @@ def build(out: Path, lessons_dir: Path, minify: bool = True) -> Path:
     lesson_dirs = lessons.find_lessons(lessons_dir)
     if not lesson_dirs:
         raise BuildError(f"no lessons found in {lessons_dir} (a lesson is a folder with lesson.toml)")
-    # Cheap checks first (lesson.toml, companion files, the prose), then the engine's full check.
-    loaded = sorted((lessons.load(d, ROOT) for d in lesson_dirs), key=lambda l: (l.order, l.id))
+    # Cheap checks first (the lesson format, the prose), then the engine's full check.
     known_widgets = json.loads((WEB_DIR / "widgets.json").read_text())
-    lessons.render_prose(loaded, known_widgets, ROOT / "tools" / "sitebuild", ROOT)
+    loaded = sorted((lessons.load(d, ROOT, known_widgets) for d in lesson_dirs), key=lambda l: (l.order, l.id))
+    prose = lessons.render_prose(loaded, known_widgets, ROOT / "tools" / "sitebuild", ROOT)
     lessons.validate(lesson_dirs, PY_DIR, ROOT, log)
     inputs = vendor.Resolver(ROOT, log=log).resolve_all()
 
@@ -59,7 +59,7 @@ def build(out: Path, lessons_dir: Path, minify: bool = True) -> Path:
         engine_zip = stage / "py" / "lessonkit.zip"
         lessons.write_zip(engine_zip, lessons.engine_entries(PY_DIR))
         for lesson in loaded:
-            write_lesson(stage, lesson, assets, sizes, engine_zip)
+            write_lesson(stage, lesson, prose[lesson.id], assets, sizes, engine_zip)
         (stage / "index.html").write_text(pages.index_page(loaded, assets), encoding="utf-8")
         if out.exists():
             shutil.rmtree(out)
@@ -71,13 +71,13 @@ def build(out: Path, lessons_dir: Path, minify: bool = True) -> Path:
     return out
 
 
-def write_lesson(site: Path, lesson: lessons.Lesson, assets: dict, sizes: dict, engine_zip: Path):
+def write_lesson(site: Path, lesson: lessons.Lesson, html: str, assets: dict, sizes: dict, engine_zip: Path):
     page_dir = site / "lessons" / lesson.id
     archive = page_dir / "lesson.zip"
-    lessons.write_zip(archive, [(p.as_posix(), lesson.dir / p) for p in lessons.shipped_paths(lesson)])
+    lessons.write_zip(archive, [(p.as_posix(), lesson.path / p) for p in lessons.shipped_paths(lesson)])
     for rel in lesson.companion.values():
         (page_dir / rel).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(lesson.dir / rel, page_dir / rel)
+        shutil.copyfile(lesson.path / rel, page_dir / rel)
     packages = [*lesson.packages, *GRADER_PACKAGES]
     # What the worker downloads through fetch, for the progress indicator's "x of y MB".
     lock = json.loads((site / "pyodide" / "pyodide-lock.json").read_text())
@@ -88,12 +88,12 @@ def write_lesson(site: Path, lesson: lessons.Lesson, assets: dict, sizes: dict, 
     config = {
         "lesson": {"id": lesson.id, "title": lesson.title, "starter": lesson.starter,
                    "languages": lesson.languages, "packages": packages,
-                   "checkSeconds": lesson.extra["limits"].get("check_seconds", 5.0)},
+                   "checkSeconds": lesson.limits.check_seconds},
         "urls": {"worker": f"../../assets/{assets['worker.js']}", "pyodide": "../../pyodide/",
                  "engine": "../../py/lessonkit.zip", "lesson": "lesson.zip"},
         "downloadBytes": download_bytes,
     }
-    (page_dir / "index.html").write_text(pages.lesson_page(lesson, assets, config), encoding="utf-8")
+    (page_dir / "index.html").write_text(pages.lesson_page(lesson, html, assets, config), encoding="utf-8")
 
 
 def _with_depends(names: list[str], packages: dict) -> list[str]:

@@ -21,10 +21,12 @@ from dataclasses import dataclass, field
 
 import numpy
 
-from .learner import run_learner
+from .learner import LearnerError, run_learner
 from .timelimit import CheckTimeout
 
 _deepcopy = copy.deepcopy
+_ndarray_copy = numpy.ndarray.copy
+_np_errstate = numpy.errstate
 _signature = inspect.signature
 _np_array = numpy.array
 _np_abs = numpy.abs
@@ -70,17 +72,58 @@ class Call:
 
 
 def call(solution, name: str, *args) -> Call:
-    """Call `solution.<name>(*args)` with deep copies of `args`, under the grading limits."""
-    fn = getattr(solution, name)
-    handed = _deepcopy(args)
+    """Call `solution.<name>(*args)` with copies of `args`, under the grading limits."""
+    fn = vars(solution).get(name)
+    handed = _copy(args)
+    private = _copy(args)
+    dtypes: set = set()
+
+    def learner_side():
+        # Everything that touches learner objects happens here, inside one guarded call: the
+        # result and the inputs as the learner left them become plain data now, because a
+        # returned object's own methods (__array__, __iter__, __eq__) are learner code.
+        value = fn(*handed)
+        return _plain(value, dtypes), _as_left(handed), _params(fn, len(args))
+
     try:
-        value = run_learner(lambda: fn(*handed), name)
-        dtypes: set = set()
-        # Snapshot now: a returned object's own methods (__array__, __iter__) are learner code.
-        got = run_learner(lambda: _plain(value, dtypes), name)
+        got, after, params = run_learner(learner_side, name)
     except CheckTimeout:
         raise CheckTimeout(f"{name}") from None
-    return Call(name, args, _params(fn, len(args)), got, handed, dtypes)
+    if not _same(args, private):
+        raise LearnerError(
+            f"{name} changed the check's own copy of its inputs, which it was never given. A "
+            "function may use only its arguments; reaching around them (through frames or the "
+            "garbage collector) does not count as a solution.")
+    return Call(name, args, params, got, after, dtypes)
+
+
+def _copy(value):
+    """A copy of the check's inputs (numbers, arrays, lists, tuples, dicts), made without
+    the copy module, whose dispatch tables are ordinary (patchable) dicts."""
+    if isinstance(value, _ndarray):
+        return _ndarray_copy(value)
+    if type(value) is list:
+        return [_copy(v) for v in value]
+    if type(value) is tuple:
+        return tuple(_copy(v) for v in value)
+    if type(value) is dict:
+        return {k: _copy(v) for k, v in value.items()}
+    if type(value) in (int, float, bool, complex, str, type(None)):
+        return value
+    return _deepcopy(value)
+
+
+def _as_left(value):
+    """The inputs as the learner left them, as plain data of the same types (dtype kept), so
+    that `expect_unchanged` compares without running learner code."""
+    if isinstance(value, _ndarray):
+        return _np_array(value, copy=True, subok=False)
+    if isinstance(value, (list, tuple)):
+        items = [_as_left(v) for v in value]
+        return items if type(value) is list else tuple(items)
+    if type(value) in (int, float, bool, complex, str, type(None)):
+        return value
+    return Unusable(value)
 
 
 def _params(fn, count: int) -> tuple:
@@ -207,6 +250,12 @@ def _contains_unusable(value) -> bool:
     return isinstance(value, Unusable)
 
 
+def to_array(value, what: str):
+    """A part of a returned value (say, one item of a returned list), already plain data, as
+    a float64 array, or a failure that says what it is."""
+    return as_array(Call(what, (), (), value, ()), what)
+
+
 def expect_close(c: Call, expected, *, rtol: float, atol: float, mistakes=(),
                  what: str | None = None):
     """Fail unless the returned value has the expected shape and |got - expected| <=
@@ -244,7 +293,8 @@ def _close(a, b, rtol, atol) -> bool:
 def _hints(c: Call, got, exp, rtol, atol, mistakes) -> list[str]:
     for hint, make in mistakes:
         try:
-            alt = _np_array(make(), dtype=_float64)
+            with _np_errstate(all="ignore"):  # a wrong formula may overflow: not their output
+                alt = _np_array(make(), dtype=_float64)
         except (TypeError, ValueError):
             continue
         # A looser match than the check itself: the learner's version of the mistake may be

@@ -12,7 +12,8 @@ import re
 import sys
 from pathlib import Path
 
-from .lesson import LessonError, WrongSolution, load_lesson, widgets_near
+from .isolation import grade_in_child
+from .lesson import LessonError, WrongSolution, load_lesson, missing_companions, widgets_near
 from .runner import LOAD_ID, grade
 
 MARKS = {"passed": "PASS", "failed": "FAIL", "error": "ERROR", "timeout": "TIMEOUT"}
@@ -49,7 +50,9 @@ def _grade(args) -> int:
     except (OSError, UnicodeDecodeError) as exc:
         print(f"cannot read {args.solution}: {exc}", file=sys.stderr)
         return 2
-    report = grade(lesson, source)
+    # In a child process: whatever the solution does to its Python (os._exit, a crash,
+    # exhausting memory, hanging inside C), this process still prints a report.
+    report = grade_in_child(lesson, source)
     print(report.to_json(indent=2) if args.json else render(report, lesson.title))
     return 0 if report.passed else 1
 
@@ -99,7 +102,7 @@ def check_lesson(folder) -> list[str]:
         lesson = _load(folder)
     except LessonError as exc:
         return [str(exc)]
-    problems = _check_prose(lesson)
+    problems = _check_prose(lesson) + [str(e) for e in missing_companions(lesson)]
     if lesson.reference is None:
         return problems + [f"{lesson.path / 'reference.py'}:1: missing file"]
     report = grade(lesson, lesson.reference.read_text(encoding="utf-8"))

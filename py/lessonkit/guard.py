@@ -2,21 +2,26 @@
 choice), so learner code can reach the grader's modules, classes and files. The guard makes
 that useless instead of forbidding names: just before each piece of learner code runs it
 records the grader's world, and right after it compares. Whatever learner code changed is put
-back, and the change is reported as `Tampered`, which the runner turns into an "error" for
-that check: a result obtained by changing the grader never counts as a pass.
+back. A change made while a check runs is reported as `Tampered`, which the runner turns into
+an "error" for that check; one made while the file loads is put back before any check runs
+and becomes a note in the learner's output.
 
 What is recorded (identity, not equality, so objects that lie in `__eq__` change nothing):
-- the namespace and the class of every module imported outside learner code (numpy, pytest,
-  lessonkit, the check files, the standard library, builtins);
-- the attributes of every class defined in those modules, and the code, defaults and
-  keyword defaults of their functions and methods;
-- the import system (`sys.modules`, `sys.meta_path`, `sys.path_hooks`, `sys.path`), trace,
-  profile and monitoring hooks, `gc.callbacks`, the SIGALRM/SIGINT handlers and signal mask;
+- the namespace and the class of every module of the packages the grader computes verdicts
+  with (`_TRUSTED`: numpy, pytest, pluggy, lessonkit, builtins and the standard modules they
+  use) and of the check modules, and the attributes of every class those modules define;
+- functions' code, defaults and keyword defaults: CPython announces every such assignment to
+  audit hooks, so ours keeps the old value as it happens, for any function not the learner's;
+- the import system (`sys.modules`, `sys.meta_path`, `sys.path_hooks`, `sys.path`,
+  `sys.path_importer_cache`), trace, profile and monitoring hooks, `gc.callbacks`, the
+  SIGALRM/SIGINT handlers and the signal mask;
 - the files in the lesson's `checks/` folder (listing and contents);
-- extra state the runner asks for (`watch`), such as pytest's registered hook functions.
+- extra state the runner asks for (`watch`): its results, pytest's plugins, hooks and items.
 
-Learner code may not add audit hooks (they cannot be removed again) or leave threads running;
-both are refused or reported. See docs/threat-model.md for what this does not cover.
+While learner code runs, the functions written in the checks folder refuse to run (so their
+reference answers cannot be borrowed) and `os._exit` raises instead of ending Python. Learner
+code may not add audit hooks (they cannot be removed again) or leave threads running; both
+are refused or reported. See docs/threat-model.md for what this does not cover.
 """
 from __future__ import annotations
 

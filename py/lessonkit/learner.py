@@ -2,16 +2,13 @@
 told in the learner's terms (their lines only, plain words, no grader frames)."""
 from __future__ import annotations
 
-import builtins
 import linecache
-import math
 import sys
 import traceback
 import types
 from contextlib import contextmanager
 
-import numpy
-
+from . import guard
 from .timelimit import CheckTimeout
 
 FILENAME = "solution.py"
@@ -19,26 +16,13 @@ MODULE_NAME = "solution"
 
 
 class LearnerError(Exception):
-    """Learner code failed to compile or raised; `message` is written for the learner."""
+    """Learner code failed to compile or raised; `message` is written for the learner.
+    `fatal`: learner code left the grader in a state that cannot be undone; stop grading."""
 
-    def __init__(self, message: str):
+    def __init__(self, message: str, fatal: bool = False):
         super().__init__(message)
         self.message = message
-
-
-# Modules that learner code could patch for everybody (`np.tanh = ...`). Their namespaces are
-# snapshotted now, before any learner code runs, and put back after each learner execution, so
-# the checks' own numpy calls compute honest expected values.
-_SHARED = [numpy, numpy.linalg, numpy.random, math, builtins]
-_SNAPSHOTS = [(m, dict(vars(m))) for m in _SHARED]
-
-
-def restore_shared_modules() -> None:
-    for module, snapshot in _SNAPSHOTS:
-        namespace = vars(module)
-        for name, value in snapshot.items():
-            if namespace.get(name, snapshot) is not value:
-                setattr(module, name, value)
+        self.fatal = fatal
 
 
 def compile_source(source: str) -> types.CodeType:
@@ -74,7 +58,7 @@ def new_module(code: types.CodeType) -> types.ModuleType:
     previous = sys.modules.get(MODULE_NAME)
     sys.modules[MODULE_NAME] = module
     try:
-        run_learner(lambda: exec(code, module.__dict__), "your file")
+        run_learner(lambda: exec(code, module.__dict__), "your file", loading=True)
     finally:
         if previous is None:
             sys.modules.pop(MODULE_NAME, None)
@@ -98,21 +82,36 @@ def stack_headroom(frames: int):
         _headroom = previous
 
 
-def run_learner(fn, what: str):
-    """Call learner code: a limited stack, errors as LearnerError, shared modules restored.
+def run_learner(fn, what: str, loading: bool = False):
+    """Call learner code: a limited stack, errors as LearnerError, and the guard around it
+    (whatever it changed in the grader's world is put back and reported, see guard.py;
+    `loading`: the file's top-level code, whose changes are put back and noted instead).
 
     `what` names the code in messages ("gelu", "your file"). CheckTimeout and
-    KeyboardInterrupt pass through untouched (the caller reports them).
+    KeyboardInterrupt pass through untouched (the caller reports them). An exception is put
+    into words inside the guard too: its `__str__` is learner code.
     """
     try:
-        with _recursion_headroom(_headroom):
-            return fn()
+        with guard.learner_code(loading):
+            try:
+                with _recursion_headroom(_headroom):
+                    return fn()
+            except (CheckTimeout, KeyboardInterrupt):
+                raise
+            except BaseException as exc:  # noqa: BLE001 - anything raised, SystemExit too
+                failure = _describe_safely(exc, what)
+    except guard.Tampered as exc:
+        raise LearnerError(exc.message, fatal=exc.fatal) from None
+    raise LearnerError(failure)
+
+
+def _describe_safely(exc: BaseException, what: str) -> str:
+    try:
+        return describe_exception(exc, what)
     except (CheckTimeout, KeyboardInterrupt):
         raise
-    except BaseException as exc:  # noqa: BLE001 - anything the learner raised, SystemExit too
-        raise LearnerError(describe_exception(exc, what)) from None
-    finally:
-        restore_shared_modules()
+    except BaseException:  # noqa: BLE001 - an exception whose __str__ itself fails
+        return f"{what} raised {type(exc).__name__}, which could not even be printed."
 
 
 @contextmanager
@@ -140,7 +139,10 @@ def describe_exception(exc: BaseException, what: str) -> str:
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == FILENAME]
     name = type(exc).__name__
     text = str(exc)
-    if isinstance(exc, SystemExit):
+    if isinstance(exc, guard.ProcessExit):
+        head = (f"{what} called os._exit(), which would end Python itself; return a value "
+                "instead.")
+    elif isinstance(exc, SystemExit):
         head = f"{what} called exit() (SystemExit); return a value instead of stopping Python."
     elif frames:
         last = frames[-1]

@@ -28,6 +28,7 @@ class Limits:
     output_lines: int = 200
     output_bytes: int = 20000
     recursion: int = 400
+    memory_mb: int = 1024       # the command line's child process (the browser has its own)
 
 
 @dataclass(frozen=True)
@@ -90,7 +91,8 @@ _TOP_KEYS = {
     "limits": (dict, False), "functions": (list, True), "companion": (dict, False),
 }
 _LIMIT_TYPES = {"check_seconds": (int, float), "total_seconds": (int, float),
-                "output_lines": int, "output_bytes": int, "recursion": int}
+                "output_lines": int, "output_bytes": int, "recursion": int,
+                "memory_mb": int}
 _FUNCTION_KEYS = ("name", "signature", "summary")
 _CATCHES = re.compile(r"#\s*catches:\s*(.+?)\s*$")
 
@@ -167,6 +169,15 @@ def load_lesson(path, known_widgets=None) -> Lesson:
         reference=reference if reference.exists() else None,
         wrong=_wrong_solutions(root / "wrong"),
     )
+
+
+def missing_companions(lesson: Lesson) -> list[LessonError]:
+    """The `[companion]` files an authoring folder lacks (the browser's copy ships none)."""
+    toml_path = lesson.path / "lesson.toml"
+    locate = _Locator(toml_path, _read(toml_path))
+    return [locate.error(key, f"companion file {rel!r} ({key}) does not exist in the lesson folder",
+                         locate.nth_table("[companion]", 0))
+            for key, rel in lesson.companion.items() if not (lesson.path / rel).is_file()]
 
 
 def widgets_near(lesson_path) -> set[str] | None:

@@ -14,7 +14,7 @@ import pytest
 from _pytest.reports import TestReport
 from _pytest.runner import runtestprotocol
 
-from . import learner
+from . import guard, learner
 from .capture import CappedOutput, redirected
 from .checking import CheckFailed
 from .lesson import Lesson
@@ -23,29 +23,39 @@ from .report import CheckResult, Report
 from .timelimit import CheckTimeout, alarm_handler, time_limit
 
 LOAD_ID = "load"
+CRASHED = ("Python itself stopped while this check ran (it ran out of memory, or crashed inside "
+           "a library), so it was started again and the other checks were run without this "
+           "one. Look for arrays or lists that grow without bound, or recursion without end.")
 
 # pytest as a library: no terminal output, no cache files, no plugins found through entry
 # points, no assertion rewriting (checks explain themselves through lessonkit.checking), and
 # checks imported by path so that nothing touches sys.path.
-_PYTEST_ARGS = [
+_PYTEST_ARGS = (
     "-s", "--assert=plain", "--continue-on-collection-errors", "--import-mode=importlib",
     "-p", "no:cacheprovider", "-p", "no:terminal", "-p", "no:warnings", "-p", "no:logging",
     "-p", "no:faulthandler", "-p", "no:stepwise", "-p", "no:junitxml", "-p", "no:pastebin",
     "-p", "no:doctest", "-p", "no:legacypath", "-p", "no:unraisableexception",
     "-p", "no:threadexception", "-p", "no:debugging", "-p", "no:nose",
-]
+)
 
 
-def grade(lesson: Lesson, source: str, *, on_event=None, timed_out=()) -> Report:
+def grade(lesson: Lesson, source: str, *, on_event=None, timed_out=(), crashed=(),
+          time_used_s: float = 0.0) -> Report:
     """Grade `source` (the learner's solution.py) against `lesson`'s hidden checks.
 
     on_event: called with a dict before (`check_start`) and after (`check_end`) each check.
     timed_out: ids of checks already known to time out; reported as "timeout" unrun.
+    crashed: ids of checks during which Python itself died (a host restarted it); reported
+    as "error" unrun.
+    time_used_s: seconds this grading already spent in earlier attempts (a host that restarts
+    Python and grades again); they count against the lesson's `total_seconds`.
     """
     started = time.perf_counter()
     out = CappedOutput(lesson.limits.output_lines, lesson.limits.output_bytes)
-    run = _Run(lesson, on_event, set(timed_out), started)
-    with redirected(out), alarm_handler(), learner.stack_headroom(lesson.limits.recursion), \
+    run = _Run(lesson, on_event, set(timed_out), started - time_used_s)
+    run.crashed = set(crashed)
+    with guard.session(lesson.checks_dir.resolve()), redirected(out), alarm_handler(), \
+            learner.stack_headroom(lesson.limits.recursion), \
             warnings.catch_warnings():
         warnings.filterwarnings("ignore", category=pytest.PytestWarning)
         try:
@@ -53,7 +63,9 @@ def grade(lesson: Lesson, source: str, *, on_event=None, timed_out=()) -> Report
             run.checks(module)
         except KeyboardInterrupt:  # the Stop button (SIGINT from the host)
             run.stopped()
-    return Report(lesson=lesson.id, checks=run.results, stdout=out.text(),
+        notes = guard.notes()
+    return Report(lesson=lesson.id, checks=[CheckResult(*r) for r in run.results],
+                  stdout=notes + out.text(),
                   stdout_truncated=out.truncated,
                   duration_ms=(time.perf_counter() - started) * 1000)
 
@@ -69,8 +81,18 @@ class _Run:
         self.emit = on_event or (lambda event: None)
         self.timed_out = timed_out
         self.deadline = started + lesson.limits.total_seconds
-        self.results: list[CheckResult] = []
+        # Verdicts as tuples of strings, which learner code cannot change in place; the
+        # guard puts the list back if learner code touches it.
+        self.results: list[tuple[str, str, str, str]] = []
         self.load_failed = False
+        self.halted: str | None = None   # why grading stopped early (learner code did it)
+        guard.watch("the grader's results", lambda: (*self.results, self.load_failed,
+                                                     self.halted, self.deadline),
+                    self._put_back)
+
+    def _put_back(self, before: tuple) -> None:
+        self.results[:] = before[:-3]
+        self.load_failed, self.halted, self.deadline = before[-3:]
         self.current: tuple[str, str] | None = None
 
     def limit(self) -> float:
@@ -84,7 +106,8 @@ class _Run:
         return limit
 
     def end(self, cid: str, title: str, status: str, message: str) -> None:
-        self.results.append(CheckResult(cid, title, status, message))
+        CheckResult(cid, title, status, message)  # validates the status
+        self.results.append((cid, title, status, message))
         self.current = None
         self.emit({"event": "check_end", "id": cid, "status": status})
 
@@ -92,6 +115,9 @@ class _Run:
         if self.load_failed:
             return "error", ("Not run: your file did not load (see the first check, "
                              "`load`). Fix that first.")
+        if self.halted:
+            return "error", (f"Not run: grading stopped at {self.halted}, where your code "
+                             "changed something that could not be put back.")
         if time.perf_counter() >= self.deadline:
             return "timeout", (f"Not run: the whole run went past its "
                                f"{self.lesson.limits.total_seconds:g} s limit.")
@@ -108,6 +134,10 @@ class _Run:
     def load(self, source: str):
         title = load_title(self.lesson)
         limit = self.start(LOAD_ID, title)
+        if LOAD_ID in self.crashed:
+            self.load_failed = True
+            self.end(LOAD_ID, title, "error", CRASHED)
+            return None
         if LOAD_ID in self.timed_out:
             self.load_failed = True
             self.end(LOAD_ID, title, "timeout", self.timeout_message(CheckTimeout("your file"),
@@ -117,9 +147,14 @@ class _Run:
             with time_limit(limit):
                 code = learner.compile_source(source)
                 module = learner.new_module(code)
-            problem = _missing_functions(self.lesson, module)
+                # Looking at the module's functions may run learner code too (a module
+                # __getattr__, a callable object's __signature__): guard that as well.
+                problem = learner.run_learner(lambda: _missing_functions(self.lesson, module),
+                                              "your file", loading=True)
         except LearnerError as exc:
             module, problem = None, exc.message
+            if exc.fatal:
+                self.halted = "`load`"
         except CheckTimeout:
             self.load_failed = True
             self.end(LOAD_ID, title, "timeout",
@@ -159,7 +194,7 @@ def _missing_functions(lesson: Lesson, module) -> str | None:
     """What is wrong with the loaded module's functions, in learner terms, or None."""
     problems = []
     for f in lesson.functions:
-        fn = getattr(module, f.name, None)
+        fn = vars(module).get(f.name)
         if fn is None:
             problems.append(f"solution.py does not define {f.signature}. Keep the function "
                             "from the starter, with this name.")
@@ -189,7 +224,7 @@ class _Plugin:
         self.items: list = []
 
     def pending(self) -> list[tuple[str, str]]:
-        done = {r.id for r in self.run.results}
+        done = {r[0] for r in self.run.results}
         return [(check_id(i), check_title(i)) for i in self.items if check_id(i) not in done]
 
     def pytest_collection_modifyitems(self, items):
@@ -207,6 +242,22 @@ class _Plugin:
                          "This check file is broken (a bug in the lesson, not in your code):\n"
                          + str(report.longrepr)[-2000:])
 
+    def pytest_collection_finish(self, session):
+        """Learner code runs only inside checks, after this: from now on, what pytest will
+        run and report with (its plugins and hook functions, the test items and what they
+        call) must not change while learner code runs. Changes cannot be undone: they stop
+        grading (see guard.watch)."""
+        pm = session.config.pluginmanager
+        items = tuple(session.items)
+        guard.watch("pytest's plugins and hooks", lambda: (
+            *pm.get_plugins(),
+            *(v for hc in vars(pm.hook).values() if hasattr(hc, "get_hookimpls")
+              for impl in hc.get_hookimpls() for v in (impl, impl.function))))
+        guard.watch("the checks pytest runs", lambda: (
+            *session.items, *(v for it in items for v in vars(it).values())))
+        guard.watch("the grader's record of this check", lambda: (
+            *self.excinfo, *self.excinfo.values(), self.module))
+
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(self, item, nextitem):
         self.seen = True
@@ -215,6 +266,8 @@ class _Plugin:
         skip = self.run.skip_reason()
         if cid in self.run.timed_out:
             skip = "timeout", self.run.timeout_message(CheckTimeout(), limit)
+        if cid in self.run.crashed:
+            skip = "error", CRASHED
         if skip:
             self.run.end(cid, title, *skip)
             return True
@@ -257,6 +310,8 @@ class _Plugin:
         if isinstance(exc, CheckTimeout):
             return "timeout", self.run.timeout_message(exc, limit)
         if isinstance(exc, LearnerError):
+            if exc.fatal:
+                self.run.halted = f"`{check_id(item)}`"
             return "error", exc.message
         if isinstance(exc, CheckFailed):
             return "failed", str(exc)

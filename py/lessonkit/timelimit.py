@@ -12,6 +12,8 @@ import sys
 import threading
 from contextlib import contextmanager
 
+from . import guard
+
 # After the first alarm, keep raising every REPEAT_S seconds: learner code that swallows one
 # CheckTimeout in a bare `except:` inside its loop still gets stopped by a later one.
 REPEAT_S = 0.25
@@ -22,8 +24,9 @@ class CheckTimeout(BaseException):
     in learner code does not swallow it."""
 
 
-_armed = False
-_fired = False
+# Whether a limit is armed and whether it fired, in one mutable object: the alarm handler
+# changes it while learner code runs, and the guard records module globals by identity.
+_state = {"armed": False, "fired": False}
 _SIGALRM = getattr(signal, "SIGALRM", None)
 # Pyodide has no working interval timer: the host sends the signal instead.
 _OWN_TIMER = hasattr(signal, "setitimer") and sys.platform != "emscripten"
@@ -31,10 +34,19 @@ _OWN_TIMER = hasattr(signal, "setitimer") and sys.platform != "emscripten"
 
 def _on_alarm(signum, frame):
     # A late alarm (the host's timer racing the end of a check) must not break the grader.
-    global _fired
-    if _armed:
-        _fired = True
+    if _state["armed"]:
+        _state["fired"] = True
+        if guard.CRITICAL[0]:  # the guard is putting the grader's world back: after that
+            guard.PENDING[0] = CheckTimeout
+            return
         raise CheckTimeout()
+
+
+def _on_interrupt(signum, frame):
+    if guard.CRITICAL[0]:
+        guard.PENDING[0] = KeyboardInterrupt
+        return
+    raise KeyboardInterrupt
 
 
 @contextmanager
@@ -48,10 +60,12 @@ def alarm_handler():
         yield False
         return
     previous = signal.signal(_SIGALRM, _on_alarm)
+    previous_int = signal.signal(signal.SIGINT, _on_interrupt)
     try:
         yield True
     finally:
         signal.signal(_SIGALRM, previous)
+        signal.signal(signal.SIGINT, previous_int)
 
 
 class Limit:
@@ -66,9 +80,8 @@ def time_limit(seconds: float):
     Yields a `Limit` whose `fired` is true afterwards if the time ran out, even when the code
     caught the CheckTimeout and carried on.
     """
-    global _armed, _fired
     limit = Limit()
-    _armed, _fired = True, False
+    _state["armed"], _state["fired"] = True, False
     if _OWN_TIMER and seconds > 0 and threading.current_thread() is threading.main_thread():
         signal.setitimer(signal.ITIMER_REAL, seconds, REPEAT_S)
         timer = True
@@ -77,7 +90,7 @@ def time_limit(seconds: float):
     try:
         yield limit
     finally:
-        _armed = False
-        limit.fired = _fired
+        _state["armed"] = False
+        limit.fired = _state["fired"]
         if timer:
             signal.setitimer(signal.ITIMER_REAL, 0, 0)

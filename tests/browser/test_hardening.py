@@ -24,6 +24,8 @@ STARTER = (ROOT / "lessons" / "tp-mlp" / "starter.py").read_text()
 WORDS = {"passed": "passed", "failed": "failed", "error": "error", "timed out": "timeout"}
 # A run whose checks time out restarts the worker once per such check without isolation.
 SLOW_RUN_MS = 240_000
+# Cases whose results panel is saved as a screenshot, to look at.
+SHOWN = {"tamper_numpy_in_call", "os_exit", "forge_report", "lying_objects", "output_flood"}
 
 
 def checks_on_page(page) -> list[dict]:
@@ -61,7 +63,8 @@ def test_case_in_the_browser(case, session_page, set_code, run_checks, editor_te
     shown = checks_on_page(page)
     checks = [{**c, "status": WORDS.get(c["status"], c["status"])} for c in shown]
     problems = case.problems(checks, output_on_page(page))
-    if problems:
+    if problems or case.name in SHOWN:
+        page.locator("#results").scroll_into_view_if_needed()
         screenshot(page, f"hardening-{case.name}")
     assert problems == [], (state, text)
     expected_pass = all(e.statuses == {"passed"} for e in case.expects)

@@ -4,6 +4,7 @@ import shutil
 import pytest
 
 from lessonkit import LessonError, load_lesson
+from lessonkit.cli import check_lesson
 from lessonkit.lesson import widgets_near
 
 from conftest import TOY_TOML, TP_MLP, make_lesson
@@ -138,3 +139,15 @@ def test_shipped_subset_loads(tmp_path):
     assert lesson.reference is None and lesson.wrong == []
     assert [p.name for p in lesson.check_files] == ["test_gelu.py", "test_shard_mlp.py",
                                                     "test_tp_mlp.py"]
+
+
+def test_missing_companion_file_located(tmp_path):
+    folder = make_lesson(tmp_path, toml=TOY_TOML + '\n[companion]\nnotebook = "companion.ipynb"\n')
+    problems = check_lesson(folder)
+    lines = (folder / "lesson.toml").read_text().splitlines()
+    [located] = [p for p in problems if "companion" in p]
+    path, line, message = located.split(":", 2)
+    assert path.endswith("lesson.toml") and lines[int(line) - 1].startswith("notebook")
+    assert "'companion.ipynb'" in message
+    (folder / "companion.ipynb").write_text("{}")
+    assert not [p for p in check_lesson(folder) if "companion" in p]

@@ -16,7 +16,11 @@ Every check in the report must match some line.
 """
 from __future__ import annotations
 
+import os
 import re
+import shutil
+import subprocess
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -108,3 +112,31 @@ def load_case(path: Path) -> Case:
 
 def all_cases() -> list[Case]:
     return [load_case(p) for p in sorted(CASES_DIR.glob("*.py"))]
+
+
+# --- helpers shared by the CPython tests ----------------------------------------------------
+ROOT = Path(__file__).resolve().parents[2]
+TP_MLP = ROOT / "lessons" / "tp-mlp"
+
+
+def copy_lesson(source: Path, target: Path) -> Path:
+    """The shipped subset of a lesson: lesson.toml, starter.py, checks/."""
+    target.mkdir(parents=True)
+    for name in ("lesson.toml", "starter.py"):
+        shutil.copy2(source / name, target / name)
+    shutil.copytree(source / "checks", target / "checks",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    return target
+
+
+def tree(folder: Path) -> dict:
+    """Every file under `folder` (bytecode caches aside) with its bytes."""
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file() and "__pycache__" not in p.parts}
+
+
+def run_cli(*args, cwd=None, timeout=300):
+    """`python -m lessonkit ARGS` in a fresh process, as a user runs it."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "py")}
+    return subprocess.run([sys.executable, "-m", "lessonkit", *map(str, args)], cwd=cwd,
+                          env=env, capture_output=True, text=True, timeout=timeout)

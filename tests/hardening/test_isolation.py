@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 
-from conftest import TP_MLP, run_cli, tree
+from catalogue import TP_MLP, run_cli, tree
 
 TOML = """\
 id = "toy"
@@ -90,7 +90,7 @@ def double_then_halve(double_body: str) -> str:
 
 
 @pytest.mark.parametrize("body,words", [
-    ("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)", "ended the Python process"),
+    ("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)", "was killed"),
     ("import ctypes\nctypes.string_at(0)", "crashed (SIGSEGV)"),
     ("import os\nos.abort()", "crashed (SIGABRT)"),
 ], ids=["SIGKILL", "segfault", "abort"])
@@ -188,3 +188,15 @@ def test_the_reference_passes_through_the_child(lesson_dir):
     report = json.loads(result.stdout)
     assert result.returncode == 0 and report["passed"], result.stdout[-2000:]
     assert len(report["checks"]) == 29 and report["stdout"] == ""
+
+
+def test_limits_come_from_lesson_toml(toy):
+    from lessonkit import LessonError, load_lesson
+    folder = toy(total=7.5)
+    limits = load_lesson(folder).limits
+    assert (limits.check_seconds, limits.total_seconds, limits.memory_mb) == (1.0, 7.5, 300)
+    toml = folder / "lesson.toml"
+    toml.write_text(toml.read_text().replace("memory_mb = 300", "memory_mb = 0"))
+    with pytest.raises(LessonError) as info:
+        load_lesson(folder)
+    assert "memory_mb" in str(info.value) and ":15:" in str(info.value)

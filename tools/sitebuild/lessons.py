@@ -6,10 +6,10 @@ import json
 import os
 import subprocess
 import sys
-import tomllib
 import zipfile
-from dataclasses import dataclass, field
 from pathlib import Path
+
+from lessonkit import Lesson, LessonError, load_lesson
 
 from .errors import BuildError
 
@@ -18,30 +18,6 @@ SHIPPED_FILES = ("lesson.toml", "starter.py")
 SHIPPED_DIRS = ("checks",)
 # Stable timestamps keep the archives byte-identical across builds.
 ZIP_DATE = (2024, 1, 1, 0, 0, 0)
-
-
-@dataclass
-class Lesson:
-    dir: Path
-    id: str
-    title: str
-    summary: str
-    order: int
-    languages: list[str]
-    packages: list[str]
-    widgets: list[str]
-    companion: dict[str, str]
-    starter: str
-    toml_text: str
-    html: str = ""
-    extra: dict = field(default_factory=dict)
-
-    def toml_line(self, key: str) -> int:
-        """The line in lesson.toml that sets `key` (1 when it cannot be found)."""
-        for number, line in enumerate(self.toml_text.splitlines(), 1):
-            if line.split("=")[0].strip() == key:
-                return number
-        return 1
 
 
 def find_lessons(lessons_dir: Path) -> list[Path]:
@@ -61,36 +37,23 @@ def validate(lesson_dirs: list[Path], py_dir: Path, root: Path, log=print):
             raise BuildError(f"lesson {_rel(lesson_dir, root)} failed `lessonkit check`:\n{detail}")
 
 
-def load(lesson_dir: Path, root: Path) -> Lesson:
-    toml_path = lesson_dir / "lesson.toml"
-    text = toml_path.read_text(encoding="utf-8")
+def load(lesson_dir: Path, root: Path, known_widgets: list[str]) -> Lesson:
+    """The lesson as the engine reads it: the format's own validation (lesson.toml, starter,
+    checks/, companion files), so the build and `lessonkit check` never disagree on it."""
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise BuildError(f"{_rel(toml_path, root)}:{getattr(e, 'lineno', 1)}: {e}") from None
-    starter = (lesson_dir / "starter.py").read_text(encoding="utf-8")
-    lesson = Lesson(
-        dir=lesson_dir, id=data["id"], title=data["title"], summary=data.get("summary", ""),
-        order=int(data.get("order", 0)), languages=list(data.get("languages", ["en"])),
-        packages=list(data.get("packages", [])), widgets=list(data.get("widgets", [])),
-        companion=dict(data.get("companion", {})), starter=starter, toml_text=text,
-        extra={"limits": data.get("limits", {}),
-               "functions": [f.get("signature", f.get("name")) for f in data.get("functions", [])]},
-    )
-    for key, rel in lesson.companion.items():
-        if not (lesson_dir / rel).is_file():
-            raise BuildError(f"{_rel(toml_path, root)}:{lesson.toml_line(key)}: companion file "
-                             f"{rel!r} ({key}) does not exist in {_rel(lesson_dir, root)}/")
-    return lesson
+        return load_lesson(lesson_dir, known_widgets=set(known_widgets))
+    except LessonError as e:
+        raise BuildError(f"{_rel(Path(e.path), root)}:{e.line}: {e.message}") from None
 
 
-def render_prose(lessons: list[Lesson], known_widgets: list[str], tools_dir: Path, root: Path):
-    """Renders every lesson.md with markdown-it and KaTeX in one Node process (render.mjs)."""
+def render_prose(lessons: list[Lesson], known_widgets: list[str], tools_dir: Path, root: Path) -> dict[str, str]:
+    """Renders every lesson.md with markdown-it and KaTeX in one Node process (render.mjs); returns
+    the HTML by lesson id."""
     documents = []
     for lesson in lessons:
-        path = lesson.dir / "lesson.md"
+        path = lesson.path / "lesson.md"
         if not path.is_file():
-            raise BuildError(f"{_rel(lesson.dir / 'lesson.toml', root)}:1: the lesson has no lesson.md")
+            raise BuildError(f"{_rel(lesson.path / 'lesson.toml', root)}:1: the lesson has no lesson.md")
         documents.append({"path": _rel(path, root), "text": path.read_text(encoding="utf-8"),
                           "languages": lesson.languages, "widgets": lesson.widgets,
                           "known_widgets": known_widgets})
@@ -102,17 +65,16 @@ def render_prose(lessons: list[Lesson], known_widgets: list[str], tools_dir: Pat
     errors = [e for r in results for e in r["errors"]]
     if errors:
         raise BuildError("\n".join(errors))
-    for lesson, result in zip(lessons, results):
-        lesson.html = result["html"]
+    return {lesson.id: result["html"] for lesson, result in zip(lessons, results)}
 
 
 def shipped_paths(lesson: Lesson) -> list[Path]:
     """The lesson files the browser gets, relative to the lesson folder."""
     paths = [Path(name) for name in SHIPPED_FILES]
     for d in SHIPPED_DIRS:
-        for p in sorted((lesson.dir / d).rglob("*")):
+        for p in sorted((lesson.path / d).rglob("*")):
             if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc":
-                paths.append(p.relative_to(lesson.dir))
+                paths.append(p.relative_to(lesson.path))
     return paths
 
 

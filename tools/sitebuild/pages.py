@@ -49,7 +49,7 @@ the browser: Python runs on this page, nothing is installed.</p>
 """
 
 
-def lesson_page(lesson: Lesson, assets: dict[str, str], config: dict) -> str:
+def lesson_page(lesson: Lesson, html: str, assets: dict[str, str], config: dict) -> str:
     prefix = "../../"
     langs = lesson.languages
     # Shown language: the default (first) one, or the learner's saved choice, set before the
@@ -81,7 +81,7 @@ def lesson_page(lesson: Lesson, assets: dict[str, str], config: dict) -> str:
 </header>
 <main class="lesson-layout">
 <article class="prose" id="prose">
-{lesson.html}
+{html}
 {downloads}
 </article>
 <section class="workbench" aria-labelledby="workbench-title">

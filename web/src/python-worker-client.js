@@ -35,6 +35,11 @@ export class PythonWorker {
     this.worker.onmessage = ({ data }) => this.onMessage(data);
     this.worker.onerror = (event) => {
       event.preventDefault();
+      // The worker itself died (its memory ran out, for instance) while a job ran.
+      if (this.current && this.readyDone) {
+        this.onCrash(this.current, event.message || "the Python worker stopped");
+        return;
+      }
       this.fail(`The Python worker failed to start: ${event.message || "unknown error"}`);
     };
     const { lesson, urls, downloadBytes } = this.config;
@@ -42,6 +47,7 @@ export class PythonWorker {
   }
 
   restart() {
+    this.readyDone = false;
     this.worker.terminate();
     this.restarts += 1;
     this.start();
@@ -55,7 +61,7 @@ export class PythonWorker {
 
   /** Grades `source`; resolves with {kind: "report", report} | {kind: "stopped"} | {kind: "crash", message}. */
   grade(source, { onEvent = () => {} } = {}) {
-    return this.enqueue({ type: "grade", source, timedOut: [], onEvent });
+    return this.enqueue({ type: "grade", source, timedOut: [], crashed: [], onEvent });
   }
 
   /** Runs the learner's functions on `calls` (for the widgets); resolves with the engine's answer. */
@@ -109,10 +115,15 @@ export class PythonWorker {
 
   send(job) {
     job.id = ++this.seq;
+    job.running = null;
+    job.firstSent ??= performance.now();
     if (this.interrupt) Atomics.store(this.interrupt, 0, 0);
     if (job.type === "grade") {
+      // After a restart: what the earlier workers learned, and the time they already used
+      // (it counts against the lesson's limit for the whole run).
       this.worker.postMessage({ type: "grade", id: job.id, lesson: this.config.lesson.id,
-                                source: job.source, timed_out: job.timedOut });
+                                source: job.source, timed_out: job.timedOut, crashed: job.crashed,
+                                time_used_s: (performance.now() - job.firstSent) / 1000 });
     } else {
       this.worker.postMessage({ type: "run-example", id: job.id, source: job.source, inputs: job.calls });
     }
@@ -125,6 +136,7 @@ export class PythonWorker {
         this.hooks.onProgress(this.restarts ? { ...data, stage: "Restarting Python" } : data);
         return;
       case "ready":
+        this.readyDone = true;
         this.readyResolve();
         this.hooks.onReady();
         return;
@@ -138,15 +150,37 @@ export class PythonWorker {
     if (!job || data.id !== job.id) return;  // an answer from a job already ended
     if (data.type === "event") {
       const event = data.event;
-      if (event.event === "check_start") this.armTimer(job, event.time_limit_s, event.id);
+      if (event.event === "check_start") {
+        job.running = event.id;
+        this.armTimer(job, event.time_limit_s, event.id);
+      }
       // A widget's call has no checks: it gets one check's time limit as a whole.
       if (event.event === "example_start") this.armTimer(job, this.config.lesson.checkSeconds, null);
-      if (event.event === "check_end") this.disarmTimers(job);
+      if (event.event === "check_end") {
+        job.running = null;
+        this.disarmTimers(job);
+      }
       job.onEvent(event);
     } else if (data.type === "report") {
       this.finish(job.stopping ? { kind: "stopped" } : { kind: "report", report: data.report });
     } else if (data.type === "crash") {
-      this.finish(job.stopping ? { kind: "stopped" } : { kind: "crash", message: data.message });
+      if (job.stopping) this.finish({ kind: "stopped" });
+      else this.onCrash(job, data.message);
+    }
+  }
+
+  /**
+   * Python died while grading (out of memory, a fatal error in Pyodide): when it happened
+   * inside a check, start a fresh worker and grade again with that check reported as crashed,
+   * so every other check still gets its verdict. Anything else is a crash of the job.
+   */
+  onCrash(job, message) {
+    const check = job.type === "grade" ? job.running : null;
+    if (check && !job.crashed.includes(check)) {
+      job.crashed.push(check);
+      this.restartAndResend(job);
+    } else {
+      this.finish({ kind: "crash", message });
     }
   }
 

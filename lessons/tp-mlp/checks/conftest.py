@@ -25,20 +25,27 @@ def mlp_from_shards(X, shards, act=tanh_gelu):
                for a, b in shards)
 
 
+def relu(x):
+    return np.maximum(np.asarray(x, dtype=np.float64), 0.0)
+
+
+def partials(X, shards):
+    """The partial outputs without the all-reduce, stacked."""
+    return np.stack([mlp_from_shards(X, [s]) for s in shards])
+
+
+def gelu_after_sum(X, shards):
+    """The all-reduce before the GeLU: GeLU(sum_i X A_i B_i)."""
+    return tanh_gelu(sum(np.asarray(X, dtype=np.float64) @ a @ b for a, b in shards))
+
+
 @pytest.fixture
 def ref():
-    """The correct functions and the usual wrong ones, to compute expectations and hints."""
-    return SimpleNamespace(
-        gelu=tanh_gelu,
-        erf_gelu=erf_gelu,
-        relu=lambda x: np.maximum(np.asarray(x, dtype=np.float64), 0.0),
-        mlp=mlp_from_shards,
-        # the partial outputs without the all-reduce, stacked
-        partials=lambda X, shards: np.stack([mlp_from_shards(X, [s]) for s in shards]),
-        # the all-reduce before the GeLU: GeLU(sum_i X A_i B_i)
-        gelu_after_sum=lambda X, shards: tanh_gelu(sum(
-            np.asarray(X, dtype=np.float64) @ a @ b for a, b in shards)),
-    )
+    """The correct functions and the usual wrong ones, to compute expectations and hints.
+    All are module-level functions here: lessonkit's guard makes them refuse to run inside
+    learner code, so a solution cannot borrow their answers."""
+    return SimpleNamespace(gelu=tanh_gelu, erf_gelu=erf_gelu, relu=relu, mlp=mlp_from_shards,
+                           partials=partials, gelu_after_sum=gelu_after_sum)
 
 
 @pytest.fixture

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from lessonkit.checking import call, describe, expect_unchanged, fail
+from lessonkit.checking import call, describe, expect_unchanged, fail, to_array
 
 
 def labelled(D, F):
@@ -46,7 +46,8 @@ def pairs(c, n):
         if not isinstance(pair, (list, tuple)) or len(pair) != 2:
             fail(f"Item {i} of the list should be a pair (A_{i}, B_{i}); it is "
                  f"{describe(pair)}.")
-        out.append(tuple(np.asarray(p, dtype=float) for p in pair))
+        out.append(tuple(to_array(p, f"{name}_{i} (item {i} of what {c.text()} returned)")
+                         for name, p in zip("AB", pair)))
     return out
 
 

@@ -65,9 +65,10 @@ async function init({ lesson, urls, downloadBytes, interruptBuffer }) {
   browser.prepare(lessonDir);
 }
 
-function grade({ id, source, timed_out: timedOut }) {
+function grade({ id, source, timed_out: timedOut, crashed, time_used_s: timeUsed }) {
   const onEvent = (eventJson) => post({ type: "event", id, event: JSON.parse(eventJson) });
-  const reportJson = browser.grade_json(lessonDir, source, JSON.stringify(timedOut || []), onEvent);
+  const reportJson = browser.grade_json(lessonDir, source, JSON.stringify(timedOut || []), onEvent,
+                                        JSON.stringify(crashed || []), timeUsed || 0);
   post({ type: "report", id, report: JSON.parse(reportJson) });
 }
 
