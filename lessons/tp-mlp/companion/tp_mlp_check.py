@@ -47,4 +47,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    lib.exit_now(main())
