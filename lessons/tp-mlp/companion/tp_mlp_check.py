@@ -10,7 +10,6 @@ status is 1 if any check failed. The checks live in tp_mlp_lib.py, shared with c
 
 import argparse
 import os
-import sys
 
 import torch
 import torch.distributed as dist
