@@ -1,0 +1,124 @@
+"""Checks of tp_attention(X, shards, n_heads, causal): each GPU's heads on its own shard, times
+its rows of Wo, then the sum over GPUs (the all-reduce)."""
+import numpy as np
+import pytest
+
+from lessonkit.checking import as_array, call, expect_close, expect_unchanged, fail
+from lessonkit.i18n import _
+
+# Relative to the size of the output: float32 arithmetic (~1e-6 here) passes.
+RTOL = 2e-5
+
+
+def tolerance(expected):
+    return dict(rtol=RTOL, atol=RTOL * max(1.0, float(np.max(np.abs(expected)))))
+
+
+def mistakes(ref, c, X, shards, n_heads, causal):
+    """The classic wrong answers for these inputs, each with the hint that names it."""
+    D, n = X.shape[1], len(shards)
+    width, d_head = D // n, D // n_heads
+
+    def wrong(**how):
+        return ref.tp(X, shards, n_heads, **{"causal": causal, **how})
+
+    out = [
+        (_("you scaled the scores by 1/√(D/n) = 1/√{width}, the width of a GPU's whole "
+           "shard. A GPU holds n_heads/n = {per_gpu} heads, and each head's scores are divided "
+           "by √d_head = √(D/n_heads) = √{d_head}; the two agree only when n = n_heads.",
+           width=width, per_gpu=n_heads // n, d_head=d_head),
+         lambda: wrong(scale=1.0 / np.sqrt(width))),
+        (_("each GPU split its shard into the model's n_heads = {n_heads} heads. A GPU holds "
+           "only n_heads/n = {per_gpu} of them, each still of width d_head = D/n_heads = "
+           "{d_head}: the shard's {width} columns are {per_gpu} whole heads.",
+           n_heads=n_heads, per_gpu=n_heads // n, d_head=d_head, width=width),
+         lambda: wrong(per_gpu=n_heads)),
+        (_("each GPU split its shard into the model's n_heads = {n_heads} heads. A GPU holds "
+           "only n_heads/n = {per_gpu} of them, each still of width d_head = D/n_heads = "
+           "{d_head}: the shard's {width} columns are {per_gpu} whole heads.",
+           n_heads=n_heads, per_gpu=n_heads // n, d_head=d_head, width=width),
+         lambda: wrong(per_gpu=n_heads, scale=1.0 / np.sqrt(d_head))),
+        (_("you scaled the scores by 1/√D = 1/√{D}, the whole model's width; each head's "
+           "scores are divided by √d_head = √{d_head}.", D=D, d_head=d_head),
+         lambda: wrong(scale=1.0 / np.sqrt(D))),
+        (_("you returned each GPU's partial output without adding them up. The all-reduce is "
+           "that sum: out = Y_0 + Y_1 + … over the GPUs."),
+         lambda: ref.partials(X, shards, n_heads, causal)),
+        (_("your result is built from only one GPU's shard; every GPU's partial output "
+           "counts."), lambda: ref.tp(X, shards[:1], n_heads // n, causal)),
+    ]
+    if causal:
+        out += [
+            (_("your result has no causal mask: with causal=True token t may attend only to "
+               "tokens 0 … t."), lambda: wrong(causal=False)),
+            (_("your mask is off by one: it hides each token from itself as well. Token t "
+               "attends to tokens 0 … t, itself included."),
+             lambda: ref.with_first_row(wrong(offset=0), c.got)),
+            (_("you applied the mask after the softmax: set the scores of later tokens to −∞ "
+               "before the softmax, so each row's weights still sum to 1."),
+             lambda: wrong(mask_after=True)),
+        ]
+    out.append((_("your softmax runs over the query axis (axis 0); it must run over the keys, "
+                  "the last axis of the (T, T) scores."), lambda: wrong(axis=0)))
+    return out
+
+
+def check(solution, ref, X, shards, n_heads, causal):
+    c = call(solution, "tp_attention", X, shards, n_heads, causal)
+    expected = ref.tp(X, shards, n_heads, causal)
+    expect_close(c, expected, **tolerance(expected),
+                 mistakes=mistakes(ref, c, X, shards, n_heads, causal))
+
+
+def test_worked_example(solution, ref, example):
+    """tp_attention reproduces the worked example on 2 GPUs: the partial outputs add up to Y"""
+    check(solution, ref, example.X, example.shards, example.n_heads, True)
+
+
+def random_case(draw, T, D, n_heads, n, causal):
+    rng = np.random.default_rng(1000 * T + 100 * D + 10 * n_heads + n + causal)
+    return rng.normal(size=(T, D)), draw.shards(rng, D, n), n_heads, causal
+
+
+@pytest.mark.parametrize("T,D,n_heads,causal", [(5, 8, 4, True), (6, 12, 3, False)],
+                         ids=["T=5 D=8 4 heads", "T=6 D=12 3 heads causal=False"])
+def test_one_head_per_gpu(solution, ref, draw, T, D, n_heads, causal):
+    """with n = n_heads each GPU runs exactly one head, and the sum is the unsplit attention"""
+    check(solution, ref, *random_case(draw, T, D, n_heads, n_heads, causal))
+
+
+@pytest.mark.parametrize("T,D,n_heads,n,causal", [
+    (5, 16, 4, 2, True), (7, 24, 6, 3, True), (4, 32, 8, 2, False), (1, 16, 4, 2, True)],
+    ids=["T=5 D=16 4 heads n=2", "T=7 D=24 6 heads n=3", "T=4 D=32 8 heads n=2 causal=False",
+         "T=1 D=16 4 heads n=2"])
+def test_several_heads_per_gpu(solution, ref, draw, T, D, n_heads, n, causal):
+    """with n < n_heads each GPU runs n_heads/n heads of width D/n_heads on its own shard"""
+    check(solution, ref, *random_case(draw, T, D, n_heads, n, causal))
+
+
+def test_one_gpu(solution, ref, draw):
+    """with n = 1 the only GPU runs every head: tp_attention is plain attention"""
+    check(solution, ref, *random_case(draw, 6, 12, 4, 1, True))
+
+
+def test_large_scores(solution, ref, draw):
+    """tp_attention stays finite when the scores are in the thousands (a stable softmax)"""
+    rng = np.random.default_rng(37)
+    X, shards = 40.0 * rng.normal(size=(6, 16)), draw.shards(rng, 16, 2)
+    c = call(solution, "tp_attention", X, shards, 4, True)
+    got = as_array(c)
+    if got.shape == X.shape and not np.isfinite(got).all():
+        fail(_("{call} returned NaN or infinity when the scores are large (of order "
+               "±1000).\n{inputs}\nHint: np.exp(1000) overflows to inf, and inf / inf is NaN. "
+               "Subtract each row's maximum score before np.exp: softmax(s) = softmax(s − max "
+               "s), and then the largest exponent is exp(0) = 1.", call=c.text(),
+               inputs=c.inputs()))
+    expected = ref.tp(X, shards, 4, True)
+    expect_close(c, expected, **tolerance(expected), mistakes=mistakes(ref, c, X, shards, 4, True))
+
+
+def test_inputs_unchanged(solution, draw):
+    """tp_attention leaves X and the shards unchanged"""
+    rng = np.random.default_rng(5)
+    c = call(solution, "tp_attention", rng.normal(size=(3, 8)), draw.shards(rng, 8, 2), 4, True)
+    expect_unchanged(c)
