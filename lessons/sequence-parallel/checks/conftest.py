@@ -1,0 +1,142 @@
+"""Shared pieces of the sequence-parallel checks: the correct math and the classic wrong
+versions (used only after the learner's call has returned), the lesson's worked examples, and
+the comparison of a per-GPU list of chunks."""
+import math
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from lessonkit.checking import describe, expect_close, fail, to_array
+from lessonkit.i18n import _
+
+GIB = 2.0**30
+
+
+def f64(a):
+    return np.asarray(a, dtype=np.float64)
+
+
+def chunk_rows(Y, n):
+    """Row chunk i of Y for each GPU i: the rows i*T/n ... (i+1)*T/n - 1."""
+    return np.split(f64(Y), n, axis=0)
+
+
+def reduce_scatter(partials):
+    return chunk_rows(sum(f64(p) for p in partials), len(partials))
+
+
+def all_gather(chunks):
+    return np.concatenate([f64(c) for c in chunks], axis=0)
+
+
+def layernorm(x, gamma, beta, eps=1e-5, ddof=0, eps_outside=False, axis=-1):
+    x = f64(x)
+    mu = x.mean(axis=axis, keepdims=True)
+    std = x.std(axis=axis, ddof=ddof, keepdims=True)
+    scale = std + eps if eps_outside else np.sqrt(std**2 + eps)
+    return (x - mu) / scale * f64(gamma) + f64(beta)
+
+
+def tanh_gelu(x):
+    x = f64(x)
+    return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x**3)))
+
+
+def erf_gelu(x):
+    x = f64(x)
+    return 0.5 * x * (1.0 + np.vectorize(math.erf)(x / math.sqrt(2.0)))
+
+
+def mlp_partials(Z, shards, act=tanh_gelu):
+    """Each GPU's partial (T, D) output GeLU(Z A_i) B_i."""
+    return [act(f64(Z) @ f64(a)) @ f64(b) for a, b in shards]
+
+
+def sp_block(X_chunks, gamma, beta, shards, residual=1.0, norm=True, act=tanh_gelu,
+             residual_of_normalised=False, order=1):
+    """output_i = chunk i of  residual * X + MLP(LayerNorm(X)), and the usual variations:
+    `order=-1` gathers the GPUs' rows in reverse order."""
+    n = len(X_chunks)
+    X = all_gather(X_chunks[::order])
+    Z = layernorm(X, gamma, beta) if norm else X
+    out = reduce_scatter(mlp_partials(Z, shards, act))
+    skip = chunk_rows(Z if residual_of_normalised else X, n)
+    return [o + residual * x for o, x in zip(out, skip)]
+
+
+def sp_block_all_reduce(X_chunks, gamma, beta, shards):
+    """The whole (T, D) result on every GPU: an all-reduce where the reduce-scatter belongs."""
+    X = all_gather(X_chunks)
+    Y = X + sum(mlp_partials(layernorm(X, gamma, beta), shards))
+    return [Y] * len(X_chunks)
+
+
+def activation_bytes(s, b, h, a, t=1, sp=False, recompute="none", gemm_term=None,
+                     attention_split=True):
+    """The paper's per-layer bytes; `gemm_term` replaces the 10 + 24/t of TP without SP,
+    `attention_split=False` leaves the attention term unsplit."""
+    per_token = 34 / t if sp else (10 + 24 / t if gemm_term is None else gemm_term)
+    if recompute == "none":
+        per_token += 5 * a * s / (h * (t if attention_split else 1))
+    return s * b * h * per_token
+
+
+@pytest.fixture
+def ref():
+    """The correct functions and the usual wrong ones, to compute expectations and hints.
+    All are module-level functions here: lessonkit's guard makes them refuse to run inside
+    learner code, so a solution cannot borrow their answers."""
+    return SimpleNamespace(reduce_scatter=reduce_scatter, all_gather=all_gather,
+                           chunk_rows=chunk_rows, layernorm=layernorm, gelu=tanh_gelu,
+                           erf_gelu=erf_gelu, sp_block=sp_block,
+                           sp_block_all_reduce=sp_block_all_reduce,
+                           activation_bytes=activation_bytes, GIB=GIB)
+
+
+@pytest.fixture
+def example():
+    """The lesson's worked examples: T = 4 rows, D = 2, n = 2 GPUs (GPU 0: rows 0-1)."""
+    partials = [np.array([[1.0, 0.0], [2.0, 1.0], [0.0, 3.0], [1.0, 1.0]]),
+                np.array([[0.0, 2.0], [1.0, 1.0], [4.0, 0.0], [2.0, 2.0]])]
+    A = np.array([[1.0, 0.0, -1.0, 2.0], [0.0, 1.0, 1.0, -1.0]])
+    B = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [2.0, 0.0]])
+    return SimpleNamespace(
+        partials=partials,
+        chunks=[np.array([[1.0, 2.0], [3.0, 2.0]]), np.array([[4.0, 3.0], [3.0, 3.0]])],
+        X_chunks=[np.array([[0.0, 2.0], [1.0, 3.0]]), np.array([[3.0, 1.0], [2.0, 2.0]])],
+        gamma=np.array([1.0, 1.0]), beta=np.array([0.0, 0.0]),
+        shards=[(A[:, :2].copy(), B[:2].copy()), (A[:, 2:].copy(), B[2:].copy())])
+
+
+@pytest.fixture
+def expect_chunks():
+    """Compare a returned list of per-GPU chunks with the expected list."""
+    return compare_chunks
+
+
+def compare_chunks(c, expected, *, rtol, atol, mistakes=()):
+    n = len(expected)
+    got = c.got
+    if got is None:
+        fail(_("{fn} returned None. Did you forget a `return` statement?\n{inputs}",
+               fn=c.text(), inputs=c.inputs()))
+    if not isinstance(got, (list, tuple)):
+        shape = getattr(got, "shape", None)
+        fail(_("{fn} should return a list of {n} arrays, one per GPU (GPU i's chunk at "
+               "index i); it returned {got}.{hint}\n{inputs}", fn=c.text(), n=n,
+               got=describe(got) if shape is None else _("one array of shape {shape}",
+                                                          shape=shape),
+               hint=_(" Each GPU keeps only its own rows: split the result into n row "
+                      "chunks (np.split(Y, n, axis=0)).") if shape is not None else "",
+               inputs=c.inputs()))
+    if len(got) != n:
+        fail(_("{fn} returned {k} items; with n = {n} GPUs there must be one chunk per GPU, "
+               "{n} in all.\n{inputs}", fn=c.text(), k=len(got), n=n, inputs=c.inputs()))
+    shapes = [to_array(g, _("item {i} of what {fn} returned", i=i, fn=c.text())).shape
+              for i, g in enumerate(got)]
+    if len(set(shapes)) > 1:
+        fail(_("The chunks {fn} returned have different shapes {shapes}; each GPU's chunk "
+               "should have shape {want}.\n{inputs}", fn=c.text(), shapes=shapes,
+               want=expected[0].shape, inputs=c.inputs()))
+    return expect_close(c, np.stack(expected), rtol=rtol, atol=atol, mistakes=mistakes)

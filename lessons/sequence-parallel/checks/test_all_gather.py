@@ -1,0 +1,53 @@
+"""Checks of all_gather(chunks): the GPUs' row chunks stacked back into the whole sequence."""
+import numpy as np
+import pytest
+
+from lessonkit.checking import call, expect_close, expect_unchanged
+from lessonkit.i18n import _
+
+# The rows come back as they went in; float32 copies (off by ~1e-7) pass.
+RTOL = 1e-6
+
+
+def mistakes(chunks):
+    chunks = [np.asarray(c, dtype=float) for c in chunks]
+    rows, D = chunks[0].shape
+    return [
+        (_("the chunks are stacked in reverse GPU order: GPU 0's rows come first, then GPU "
+           "1's, and so on, so that row r of the result is row r of the sequence."),
+         lambda: np.concatenate(chunks[::-1], axis=0)),
+        (_("the chunks are interleaved row by row (row 0 of every GPU, then row 1 of every "
+           "GPU, ...); each GPU holds a contiguous block of the sequence: stack the blocks "
+           "whole, one after the other (np.concatenate(chunks, axis=0))."),
+         lambda: np.stack(chunks, axis=1).reshape(-1, D)),
+        (_("the chunks are joined side by side, along the columns; an all-gather of "
+           "sequence chunks joins them along the rows (axis 0)."),
+         lambda: np.concatenate(chunks, axis=1)),
+        (_("you returned the chunks stacked along a new axis (a list of n arrays, or "
+           "np.stack); the result is one (T, D) array: np.concatenate(chunks, axis=0)."),
+         lambda: np.stack(chunks)),
+    ]
+
+
+def test_worked_example(solution, ref, example):
+    """all_gather reproduces the worked example: [[1, 2], [3, 2]] and [[4, 3], [3, 3]] give the 4 × 2 sum back"""
+    c = call(solution, "all_gather", example.chunks)
+    expect_close(c, ref.all_gather(example.chunks), rtol=RTOL, atol=RTOL,
+                 mistakes=mistakes(example.chunks))
+
+
+@pytest.mark.parametrize("rows,D,n", [(5, 3, 1), (3, 4, 2), (2, 5, 4), (1, 6, 8), (4, 3, 8)],
+                         ids=["T=5 D=3 n=1", "T=6 D=4 n=2", "T=8 D=5 n=4", "T=8 D=6 n=8",
+                              "T=32 D=3 n=8"])
+def test_random_chunks(solution, ref, rows, D, n):
+    """all_gather stacks the chunks in GPU order: rows i·T/n … (i+1)·T/n − 1 come from GPU i"""
+    rng = np.random.default_rng(100 * rows + 10 * D + n)
+    chunks = [rng.normal(size=(rows, D)) for _gpu in range(n)]
+    c = call(solution, "all_gather", chunks)
+    expect_close(c, ref.all_gather(chunks), rtol=RTOL, atol=RTOL, mistakes=mistakes(chunks))
+
+
+def test_inputs_unchanged(solution):
+    """all_gather leaves the chunks unchanged"""
+    rng = np.random.default_rng(4)
+    expect_unchanged(call(solution, "all_gather", [rng.normal(size=(2, 3)) for _gpu in range(3)]))

@@ -1,0 +1,58 @@
+"""Checks of reduce_scatter(partials): the sum of the GPUs' partials, each GPU keeping its rows."""
+import numpy as np
+import pytest
+
+from lessonkit.checking import call, expect_unchanged
+from lessonkit.i18n import _
+
+# Sums of a few numbers: float32 arithmetic passes, any wrong row or missing term does not.
+RTOL = 1e-6
+
+
+def tolerance(expected):
+    return dict(rtol=RTOL, atol=RTOL * max(1.0, max(float(np.abs(e).max()) for e in expected)))
+
+
+def mistakes(ref, partials):
+    n = len(partials)
+    total = sum(np.asarray(p, dtype=float) for p in partials)
+    return [
+        (_("GPU i got row chunk i of its own partial only, without the other GPUs' "
+           "contributions. A reduce-scatter first adds up all n partials (the reduce), then "
+           "hands out the sum's row chunks (the scatter): chunk i of P_0 + ... + P_(n-1)."),
+         lambda: [ref.chunk_rows(p, n)[i] for i, p in enumerate(partials)]),
+        (_("every GPU got all T rows of the sum: that is an all-reduce. A reduce-scatter "
+           "leaves GPU i only its own T/n rows of the sum; the all-gather after it brings the "
+           "rows back when they are needed."),
+         lambda: [total] * n),
+        (_("the chunks are in reverse GPU order: GPU 0 must get the first T/n rows."),
+         lambda: ref.chunk_rows(total, n)[::-1]),
+        (_("the sum was split along the columns (the hidden dimension D); sequence "
+           "parallelism splits along the rows, the sequence: np.split(total, n, axis=0)."),
+         lambda: np.split(total, n, axis=1)),
+    ]
+
+
+def test_worked_example(solution, ref, example, expect_chunks):
+    """reduce_scatter reproduces the worked example: GPU 0 gets [[1, 2], [3, 2]], GPU 1 [[4, 3], [3, 3]]"""
+    c = call(solution, "reduce_scatter", example.partials)
+    expected = ref.reduce_scatter(example.partials)
+    expect_chunks(c, expected, **tolerance(expected), mistakes=mistakes(ref, example.partials))
+
+
+@pytest.mark.parametrize("T,D,n", [(5, 3, 1), (6, 4, 2), (12, 5, 4), (8, 16, 8), (32, 8, 8)],
+                         ids=["T=5 D=3 n=1", "T=6 D=4 n=2", "T=12 D=5 n=4", "T=8 D=16 n=8",
+                              "T=32 D=8 n=8"])
+def test_random_partials(solution, ref, expect_chunks, T, D, n):
+    """reduce_scatter gives GPU i rows i·T/n … (i+1)·T/n − 1 of the sum of all partials"""
+    rng = np.random.default_rng(100 * T + 10 * D + n)
+    partials = [rng.normal(size=(T, D)) for _gpu in range(n)]
+    c = call(solution, "reduce_scatter", partials)
+    expected = ref.reduce_scatter(partials)
+    expect_chunks(c, expected, **tolerance(expected), mistakes=mistakes(ref, partials))
+
+
+def test_inputs_unchanged(solution):
+    """reduce_scatter leaves the partials unchanged"""
+    rng = np.random.default_rng(3)
+    expect_unchanged(call(solution, "reduce_scatter", [rng.normal(size=(4, 3)) for _gpu in range(2)]))

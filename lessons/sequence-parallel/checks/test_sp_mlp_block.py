@@ -1,0 +1,87 @@
+"""Checks of sp_mlp_block(X_chunks, gamma, beta, shards): one sequence-parallel MLP block."""
+import numpy as np
+import pytest
+
+from lessonkit.checking import call, expect_unchanged
+from lessonkit.i18n import _
+
+# Relative to the output's size: float32 arithmetic (~1e-6) passes; the erf GeLU (>= 1e-4)
+# and every misplaced residual do not.
+RTOL = 2e-5
+
+
+def tolerance(expected):
+    return dict(rtol=RTOL, atol=RTOL * max(1.0, max(float(np.abs(e).max()) for e in expected)))
+
+
+def mistakes(ref, X_chunks, gamma, beta, shards):
+    n = len(X_chunks)
+    args = (X_chunks, gamma, beta, shards)
+    return [
+        (_("the residual is missing: GPU i's output is its chunk of the MLP only. After the "
+           "reduce-scatter, add the block's input rows X_i, which GPU i already holds."),
+         lambda: ref.sp_block(*args, residual=0.0)),
+        (_("the residual X was counted n = {n} times: it was added to every GPU's partial "
+           "before the reduce-scatter, which then summed n copies of it. Add X_i once, after "
+           "the reduce-scatter, on the GPU that owns those rows.", n=n),
+         lambda: ref.sp_block(*args, residual=float(n))),
+        (_("every GPU returned all T rows: the partials were all-reduced. The reduce-scatter "
+           "leaves GPU i only its T/n rows, so that LayerNorm, dropout and the residual run "
+           "on a 1/n share of the sequence."),
+         lambda: ref.sp_block_all_reduce(*args)),
+        (_("the residual added is the normalised input LayerNorm(X); the residual stream "
+           "carries the block's input X itself: output = X + MLP(LayerNorm(X))."),
+         lambda: ref.sp_block(*args, residual_of_normalised=True)),
+        (_("the rows were gathered in reverse GPU order, so each token met another token's "
+           "residual; check all_gather: GPU 0's chunk comes first."),
+         lambda: ref.sp_block(*args, order=-1)),
+        (_("LayerNorm is missing: the MLP must see LayerNorm(X), each GPU normalising its "
+           "own rows before the all-gather."), lambda: ref.sp_block(*args, norm=False)),
+        (_("your result matches the exact erf GeLU; use GPT-2's tanh approximation."),
+         lambda: ref.sp_block(*args, act=ref.erf_gelu)),
+    ]
+
+
+def random_problem(rng, T, D, widths):
+    """Row chunks and shards drawn independently, one GPU at a time: no X, A or B exists
+    anywhere to be remembered, so only a block that works from its arguments gets it right."""
+    n = len(widths)
+    X_chunks = [rng.normal(size=(T // n, D)) for _gpu in range(n)]
+    shards = [(rng.normal(0.0, 1.0 / np.sqrt(D), size=(D, w)),
+               rng.normal(0.0, 1.0 / np.sqrt(w), size=(w, D))) for w in widths]
+    return X_chunks, rng.normal(1.0, 0.3, size=D), rng.normal(0.0, 0.3, size=D), shards
+
+
+def check(solution, ref, expect_chunks, X_chunks, gamma, beta, shards):
+    c = call(solution, "sp_mlp_block", X_chunks, gamma, beta, shards)
+    expected = ref.sp_block(X_chunks, gamma, beta, shards)
+    expect_chunks(c, expected, **tolerance(expected),
+                  mistakes=mistakes(ref, X_chunks, gamma, beta, shards))
+
+
+def test_worked_example(solution, ref, example, expect_chunks):
+    """sp_mlp_block reproduces the worked example: 4 tokens, D = 2, two GPUs with two rows each"""
+    check(solution, ref, expect_chunks, example.X_chunks, example.gamma, example.beta,
+          example.shards)
+
+
+@pytest.mark.parametrize("T,D,F,n", [(3, 4, 8, 1), (6, 4, 12, 2), (8, 8, 32, 4),
+                                     (16, 16, 64, 8), (8, 8, 16, 8)],
+                         ids=["T=3 D=4 F=8 n=1", "T=6 D=4 F=12 n=2", "T=8 D=8 F=32 n=4",
+                              "T=16 D=16 F=64 n=8", "T=8 D=8 F=16 n=8"])
+def test_random_blocks(solution, ref, expect_chunks, T, D, F, n):
+    """sp_mlp_block gives GPU i chunk i of X + GeLU(LayerNorm(X) A) B"""
+    rng = np.random.default_rng(1000 * T + 10 * D + n)
+    check(solution, ref, expect_chunks, *random_problem(rng, T, D, [F // n] * n))
+
+
+def test_uses_only_its_shards(solution, ref, expect_chunks):
+    """sp_mlp_block computes from the shards it is given, whatever their widths"""
+    rng = np.random.default_rng(12)
+    check(solution, ref, expect_chunks, *random_problem(rng, 6, 5, [3, 1, 4]))
+
+
+def test_inputs_unchanged(solution):
+    """sp_mlp_block leaves X_chunks, gamma, beta and the shards unchanged"""
+    rng = np.random.default_rng(13)
+    expect_unchanged(call(solution, "sp_mlp_block", *random_problem(rng, 4, 3, [2, 2])))
