@@ -1,0 +1,195 @@
+"""Shared pieces of the vocab-parallel checks: the correct math and the classic wrong answers
+(used only after the learner's call has returned), the lesson's hand-sized examples, and
+random problems drawn one GPU at a time."""
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from lessonkit.checking import call
+from lessonkit.i18n import _
+from lessonkit.learner import LearnerError
+
+
+def f64(shards):
+    return [np.asarray(s, dtype=np.float64) for s in shards]
+
+
+def owned_range(V, rank, n):
+    return rank * (V // n), (rank + 1) * (V // n)
+
+
+# --- the embedding -------------------------------------------------------------------------
+
+def embedding(ids, shards):
+    """E[ids] from the shards: the table they make up, looked up."""
+    return np.concatenate(f64(shards))[np.asarray(ids)]
+
+
+def embedding_no_mask(ids, shards, mode):
+    """Every GPU looks up id - start without masking the ids it does not own; numpy clips
+    or wraps the out-of-range ones instead of failing."""
+    ids, shards = np.asarray(ids), f64(shards)
+    size = len(shards[0])
+    return sum(np.take(s, ids - r * size, axis=0, mode=mode) for r, s in enumerate(shards))
+
+
+def embedding_global_index(ids, shards):
+    """Masked, but the shard indexed with the global id (clipped to the shard)."""
+    ids, shards = np.asarray(ids), f64(shards)
+    size = len(shards[0])
+    out = 0.0
+    for r, s in enumerate(shards):
+        owned = (ids >= r * size) & (ids < (r + 1) * size)
+        out = out + np.where(owned[:, None], np.take(s, ids, axis=0, mode="clip"), 0.0)
+    return out
+
+
+# --- the loss ------------------------------------------------------------------------------
+
+def full_logits(shards):
+    return np.concatenate(f64(shards), axis=1)
+
+
+def target_logit(shards, targets):
+    z = full_logits(shards)
+    return z[np.arange(len(z)), np.asarray(targets)]
+
+
+def loss(shards, targets):
+    z = full_logits(shards)
+    m = z.max(axis=1)
+    return m + np.log(np.exp(z - m[:, None]).sum(axis=1)) - target_logit(shards, targets)
+
+
+def loss_local_max(shards, targets):
+    """Each GPU sums exp(z - its own max) and the sums are added without rescaling them to the
+    global max; the global max is added back at the end."""
+    shards = f64(shards)
+    m = np.max([s.max(axis=1) for s in shards], axis=0)
+    s = sum(np.exp(x - x.max(axis=1, keepdims=True)).sum(axis=1) for x in shards)
+    return m + np.log(s) - target_logit(shards, targets)
+
+
+def loss_max_not_added(shards, targets):
+    z = full_logits(shards)
+    m = z.max(axis=1)
+    return np.log(np.exp(z - m[:, None]).sum(axis=1)) - target_logit(shards, targets)
+
+
+def softmax(shards):
+    z = full_logits(shards)
+    e = np.exp(z - z.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def onehot(targets, V):
+    targets = np.asarray(targets)
+    out = np.zeros((len(targets), V))
+    out[np.arange(len(targets)), targets] = 1.0
+    return out
+
+
+def split(full, n):
+    """A (T, V) array as the stacked (n, T, V/n) slices, GPU order."""
+    return np.stack(np.split(full, n, axis=1))
+
+
+def grad(shards, targets):
+    """GPU i's slice of softmax(z) - onehot(target), stacked: shape (n, T, V/n)."""
+    p = softmax(shards)
+    return split(p - onehot(targets, p.shape[1]), len(shards))
+
+
+def grad_local_softmax(shards, targets):
+    """Each GPU normalises over its own slice only."""
+    shards = f64(shards)
+    p = np.concatenate([np.exp(x - x.max(axis=1, keepdims=True))
+                        / np.exp(x - x.max(axis=1, keepdims=True)).sum(axis=1, keepdims=True)
+                        for x in shards], axis=1)
+    return split(p - onehot(targets, p.shape[1]), len(shards))
+
+
+def grad_local_max(shards, targets):
+    """exp(z - own max) divided by the sum of every GPU's exp(z - own max)."""
+    shards = f64(shards)
+    e = [np.exp(x - x.max(axis=1, keepdims=True)) for x in shards]
+    total = sum(x.sum(axis=1, keepdims=True) for x in e)
+    p = np.concatenate([x / total for x in e], axis=1)
+    return split(p - onehot(targets, p.shape[1]), len(shards))
+
+
+@pytest.fixture
+def ref():
+    """The correct functions and the classic wrong ones. All are module-level functions of the
+    checks folder: lessonkit's guard makes them refuse to run inside learner code, so a
+    solution cannot borrow their answers."""
+    return SimpleNamespace(
+        owned_range=owned_range, embedding=embedding, embedding_no_mask=embedding_no_mask,
+        embedding_global_index=embedding_global_index, loss=loss, loss_local_max=loss_local_max,
+        loss_max_not_added=loss_max_not_added, softmax=softmax, onehot=onehot, split=split,
+        grad=grad, grad_local_softmax=grad_local_softmax, grad_local_max=grad_local_max)
+
+
+def call_lookup(solution, name, *args):
+    """`call`, with a hint added when the learner's code indexed outside a shard."""
+    try:
+        return call(solution, name, *args)
+    except LearnerError as exc:
+        if exc.fatal or "IndexError" not in exc.message:
+            raise
+        raise LearnerError(exc.message + "\n" + _(
+            "Hint: an IndexError here usually means a GPU looked up an id that is not in its "
+            "shard. E_shards[i] holds only rows start..end-1 of the table: mask the ids GPU i "
+            "does not own (they contribute zeros), and look up id - start for the ones it "
+            "does.")) from None
+
+
+@pytest.fixture
+def lookup():
+    return call_lookup
+
+
+def labelled_table(V, D):
+    """E[v, d] = 10 v + d: every row says which id it belongs to."""
+    return 10.0 * np.arange(V)[:, None] + np.arange(D)[None, :]
+
+
+@pytest.fixture
+def emb_example():
+    """The prose's example: V = 8 over n = 2 GPUs, D = 2, ids (5, 1, 6)."""
+    E = labelled_table(8, 2)
+    return SimpleNamespace(ids=np.array([5, 1, 6]), shards=[E[:4].copy(), E[4:].copy()])
+
+
+@pytest.fixture
+def ce_example():
+    """The prose's (and the widget's) example: V = 8 over n = 2 GPUs, two tokens."""
+    z = np.array([[1.0, 3.0, 0.0, 2.0, 4.0, 1.0, 0.0, 2.0],
+                  [0.0, 5.0, 1.0, 2.0, 1.0, 0.0, 2.0, 1.0]])
+    return SimpleNamespace(shards=[z[:, :4].copy(), z[:, 4:].copy()], targets=np.array([1, 6]))
+
+
+@pytest.fixture
+def megatron_example():
+    """Megatron-LM's own unit test (tests/unit_tests/tensor_parallel/test_cross_entropy.py):
+    TP = 4, each GPU's local logits 0..7 tiled to (16, 32), targets 0, 2, ..., 30."""
+    local = np.tile(np.arange(8.0), (16, 4))
+    return SimpleNamespace(shards=[local.copy() for _ in range(4)],
+                           targets=np.arange(0, 32, 2),
+                           losses=np.tile([10.2309, 8.2309, 6.2309, 4.2309], 4))
+
+
+def random_logits(seed, T, V, n, scale=1.0):
+    """n slices drawn independently (no full row exists anywhere to be remembered), with
+    targets spread over every GPU."""
+    rng = np.random.default_rng(seed)
+    shards = [scale * rng.normal(size=(T, V // n)) for _ in range(n)]
+    targets = rng.integers(0, V, size=T)
+    targets[: min(T, n)] = [owned_range(V, r, n)[0] + r % (V // n) for r in range(min(T, n))]
+    return shards, targets
+
+
+@pytest.fixture
+def problem():
+    return random_logits

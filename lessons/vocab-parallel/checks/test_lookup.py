@@ -1,0 +1,80 @@
+"""Checks of vp_embedding(ids, E_shards): masked lookups on each GPU, then their sum."""
+import numpy as np
+import pytest
+
+from lessonkit.checking import expect_close, expect_unchanged
+from lessonkit.i18n import _
+
+
+def mistakes(ref, ids, shards):
+    return [
+        (_("GPU i looked up every id, not only the ones it owns, so ids outside its range "
+           "picked up a wrong row (numpy clipped the index to the shard's edge) and added it "
+           "to the sum. Mask them: an id outside [start, end) contributes zeros on GPU i."),
+         lambda: ref.embedding_no_mask(ids, shards, "clip")),
+        (_("GPU i looked up every id, not only the ones it owns, so ids outside its range "
+           "wrapped around to another row of its shard and were added to the sum. Mask them: "
+           "an id outside [start, end) contributes zeros on GPU i."),
+         lambda: ref.embedding_no_mask(ids, shards, "wrap")),
+        (_("you indexed GPU i's shard with the global id. E_shards[i] starts at id start, so "
+           "the row of id v is E_shards[i][v - start]."),
+         lambda: ref.embedding_global_index(ids, shards)),
+        (_("your result has only GPU 0's rows: every GPU's partial lookup counts, and their "
+           "sum (the all-reduce) is the answer."),
+         lambda: np.where((np.asarray(ids) < len(shards[0]))[:, None],
+                          ref.embedding(np.minimum(ids, len(shards[0]) - 1), shards), 0.0)),
+    ]
+
+
+def random_problem(seed, V, D, T, n, dtype=np.float64):
+    """Shards drawn independently, one GPU at a time, and ids that hit every GPU."""
+    rng = np.random.default_rng(seed)
+    shards = [rng.normal(size=(V // n, D)).astype(dtype) for _ in range(n)]
+    ids = rng.integers(0, V, size=T)
+    ids[: min(T, n)] = [r * (V // n) + (V // n - 1) * (r % 2) for r in range(min(T, n))]
+    return ids, shards
+
+
+def expect_lookup(lookup, solution, ref, ids, shards):
+    c = lookup(solution, "vp_embedding", ids, shards)
+    expect_close(c, ref.embedding(ids, shards), rtol=1e-12, atol=1e-12,
+                 mistakes=mistakes(ref, ids, shards))
+    return c
+
+
+def test_example(solution, lookup, ref, emb_example):
+    """vp_embedding reproduces the lesson's example: ids (5, 1, 6) over 2 GPUs give rows 5, 1, 6 of E"""
+    expect_lookup(lookup, solution, ref, emb_example.ids, emb_example.shards)
+
+
+@pytest.mark.parametrize("V,D,T,n", [(6, 3, 5, 1), (12, 4, 10, 3), (32, 5, 20, 2),
+                                     (64, 8, 32, 8), (16, 2, 16, 16)],
+                         ids=["V=6 n=1", "V=12 n=3", "V=32 n=2", "V=64 n=8", "V=16 n=16"])
+def test_random(solution, lookup, ref, V, D, T, n):
+    """vp_embedding equals E[ids] for random tables and ids on every GPU"""
+    ids, shards = random_problem(1000 * V + n, V, D, T, n)
+    expect_lookup(lookup, solution, ref, ids, shards)
+
+
+def test_repeated_ids_on_last_gpu(solution, lookup, ref):
+    """vp_embedding looks up repeated ids that all belong to the last GPU"""
+    _ids, shards = random_problem(3, 16, 3, 1, 4)
+    expect_lookup(lookup, solution, ref, np.array([15, 12, 15, 13, 12]), shards)
+
+
+def test_one_token(solution, lookup, ref):
+    """vp_embedding returns shape (1, D) for a single token"""
+    _ids, shards = random_problem(4, 12, 5, 1, 3)
+    expect_lookup(lookup, solution, ref, np.array([7]), shards)
+
+
+def test_float32_table(solution, lookup, ref):
+    """vp_embedding works on a float32 table"""
+    ids, shards = random_problem(5, 24, 4, 12, 4, dtype=np.float32)
+    expect_lookup(lookup, solution, ref, ids, shards)
+
+
+def test_inputs_unchanged(solution, lookup):
+    """vp_embedding leaves ids and the shards unchanged"""
+    ids, shards = random_problem(6, 16, 3, 8, 4)
+    expect_unchanged(lookup(solution, "vp_embedding", ids, shards))

@@ -1,0 +1,94 @@
+"""Checks of vp_cross_entropy(logit_shards, targets): the exact per-token loss from three
+all-reduces (max, sum of exponentials, target logit)."""
+import numpy as np
+import pytest
+
+from lessonkit.checking import as_array, call, describe, expect_close, expect_unchanged, fail
+from lessonkit.i18n import _
+
+# Relative to the logits' magnitude: a float32 solution (off by ~1e-7 of it) passes, and each
+# classic mistake (off by at least ~1e-2 of it on these problems) does not.
+RTOL = 1e-5
+
+
+def tolerance(shards):
+    scale = max(1.0, max(float(np.max(np.abs(s))) for s in shards))
+    return dict(rtol=RTOL, atol=RTOL * scale)
+
+
+def mistakes(ref, shards, targets):
+    return [
+        (_("each GPU subtracted its own local maximum and the sums Σ exp(z − m_i) were added as "
+           "they are. Those sums are in different units: first agree on the global maximum m "
+           "(all-reduce MAX), then every GPU sums exp(z − m) with that same m."),
+         lambda: ref.loss_local_max(shards, targets)),
+        (_("you forgot to add the maximum back: log Σ exp(z − m) is logsumexp(z) − m, so the "
+           "loss is m + log Σ exp(z − m) − z_target."),
+         lambda: ref.loss_max_not_added(shards, targets)),
+        (_("you returned the mean loss over the tokens; this function returns one loss per "
+           "token, an array of shape (T,)."), lambda: ref.loss(shards, targets).mean()),
+        (_("you returned the summed loss over the tokens; this function returns one loss per "
+           "token, an array of shape (T,)."), lambda: ref.loss(shards, targets).sum()),
+        (_("your loss has the wrong sign: it is −log softmax(z)[target], which is never "
+           "negative."), lambda: -ref.loss(shards, targets)),
+    ]
+
+
+def expect_loss(solution, ref, shards, targets):
+    c = call(solution, "vp_cross_entropy", shards, targets)
+    got = as_array(c)
+    if not np.isfinite(got).all():
+        bad = int((~np.isfinite(got)).sum())
+        fail(_("{fn} returned {bad} values that are NaN or infinite; every loss here is finite, "
+               "the largest logit is {big:.4g}.\n{inputs}\n  got: {got}\n"
+               "Hint: exp(z) overflows for z above about 709 (88 in float32). Subtract each "
+               "token's global maximum m first (all-reduce MAX), sum exp(z − m) ≤ 1 per entry, "
+               "and add m back: loss = m + log Σ exp(z − m) − z_target.",
+               fn=c.text(), bad=bad, big=max(float(np.max(s)) for s in shards),
+               inputs=c.inputs(), got=describe(got)))
+    expect_close(c, ref.loss(shards, targets), **tolerance(shards),
+                 mistakes=mistakes(ref, shards, targets))
+
+
+def test_example(solution, ref, ce_example):
+    """vp_cross_entropy reproduces the lesson's example: losses ≈ (1.574, 3.155)"""
+    expect_loss(solution, ref, ce_example.shards, ce_example.targets)
+
+
+def test_megatron_unit_test(solution, ref, megatron_example):
+    """vp_cross_entropy reproduces Megatron-LM's unit test (TP = 4): 10.2309, 8.2309, 6.2309, 4.2309, …"""
+    expect_loss(solution, ref, megatron_example.shards, megatron_example.targets)
+
+
+@pytest.mark.parametrize("T,V,n", [(5, 6, 1), (7, 12, 3), (16, 32, 2), (32, 64, 8), (4, 16, 16)],
+                         ids=["T=5 V=6 n=1", "T=7 V=12 n=3", "T=16 V=32 n=2", "T=32 V=64 n=8",
+                              "T=4 V=16 n=16"])
+def test_random(solution, ref, problem, T, V, n):
+    """vp_cross_entropy equals the unsplit cross-entropy on random logits, targets on every GPU"""
+    shards, targets = problem(100 * T + V + n, T, V, n, scale=3.0)
+    expect_loss(solution, ref, shards, targets)
+
+
+def test_one_token(solution, ref, problem):
+    """vp_cross_entropy returns shape (1,) for a single token"""
+    shards, targets = problem(9, 1, 8, 4)
+    expect_loss(solution, ref, shards, targets)
+
+
+@pytest.mark.parametrize("n", [1, 4], ids=["n=1", "n=4"])
+def test_large_logits(solution, ref, problem, n):
+    """vp_cross_entropy stays finite and exact for logits of magnitude 1e3"""
+    shards, targets = problem(11 + n, 8, 32, n, scale=1e3)
+    expect_loss(solution, ref, shards, targets)
+
+
+def test_float32_logits(solution, ref, problem):
+    """vp_cross_entropy works on float32 logits of magnitude 1e3"""
+    shards, targets = problem(13, 8, 32, 4, scale=1e3)
+    expect_loss(solution, ref, [s.astype(np.float32) for s in shards], targets)
+
+
+def test_inputs_unchanged(solution, problem):
+    """vp_cross_entropy leaves the logit shards and the targets unchanged"""
+    shards, targets = problem(15, 6, 16, 4)
+    expect_unchanged(call(solution, "vp_cross_entropy", shards, targets))
