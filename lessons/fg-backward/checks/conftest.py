@@ -1,0 +1,267 @@
+"""Shared pieces of the fg-backward checks: the correct math and the classic mistakes (used only
+after the learner's call has returned), the worked example, and how a returned (dX, grads) is
+taken apart and compared."""
+import math
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from lessonkit.checking import Call, describe, expect_close, fail
+from lessonkit.i18n import _
+
+C = math.sqrt(2.0 / math.pi)
+K = 0.044715
+
+
+def tanh_gelu(x):
+    x = np.asarray(x, dtype=np.float64)
+    return 0.5 * x * (1.0 + np.tanh(C * (x + K * x**3)))
+
+
+def tanh_gelu_grad(x, cube=3.0, product_rule=True):
+    """d/dx of ½x(1 + tanh u), u = C(x + Kx³). `cube` is the 3 of d(x³)/dx; the mistakes
+    drop it (cube=1) or drop the product rule's second term."""
+    x = np.asarray(x, dtype=np.float64)
+    t = np.tanh(C * (x + K * x**3))
+    first = 0.5 * (1.0 + t)
+    if not product_rule:
+        return first
+    return first + 0.5 * x * (1.0 - t**2) * C * (1.0 + cube * K * x**2)
+
+
+def erf_gelu_grad(x):
+    """The derivative of the exact GeLU x·Φ(x): Φ(x) + x·φ(x)."""
+    x = np.asarray(x, dtype=np.float64)
+    erf = np.vectorize(math.erf, otypes=[np.float64])
+    return 0.5 * (1.0 + erf(x / math.sqrt(2.0))) + x * np.exp(-0.5 * x**2) / math.sqrt(2 * math.pi)
+
+
+def unsplit_backward(X, shards, dY):
+    """The truth, computed on one device: glue the shards back into A and B, run the ordinary
+    backward pass of GeLU(XA)B, and cut the weight gradients into the GPUs' blocks."""
+    X, dY = np.asarray(X, dtype=np.float64), np.asarray(dY, dtype=np.float64)
+    A = np.concatenate([np.asarray(a, dtype=np.float64) for a, _b in shards], axis=1)
+    B = np.concatenate([np.asarray(b, dtype=np.float64) for _a, b in shards], axis=0)
+    X2, dY2 = np.atleast_2d(X), np.atleast_2d(dY)
+    Z = X2 @ A
+    dZ = (dY2 @ B.T) * tanh_gelu_grad(Z)
+    dA, dB, dX = X2.T @ dZ, tanh_gelu(Z).T @ dY2, dZ @ A.T
+    edges = np.cumsum([0] + [np.shape(a)[1] for a, _b in shards])
+    grads = [(dA[:, s:e], dB[s:e, :]) for s, e in zip(edges[:-1], edges[1:])]
+    return dX.reshape(X.shape), grads
+
+
+def per_gpu(X, shards, dY, act_grad=tanh_gelu_grad, at_h=False, dB_from_z=False):
+    """GPU i's own (dX_i, dA_i, dB_i), optionally with one of the classic mistakes inside:
+    another GeLU′ (act_grad), GeLU′ evaluated at H instead of Z (at_h), dB from Z (dB_from_z)."""
+    X, dY = np.asarray(X, dtype=np.float64), np.asarray(dY, dtype=np.float64)
+    X2, dY2 = np.atleast_2d(X), np.atleast_2d(dY)
+    out = []
+    for a, b in shards:
+        a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+        Z = X2 @ a
+        H = tanh_gelu(Z)
+        dZ = (dY2 @ b.T) * act_grad(H if at_h else Z)
+        out.append(((dZ @ a.T).reshape(X.shape), X2.T @ dZ, (Z if dB_from_z else H).T @ dY2))
+    return out
+
+
+def assemble(parts, reduce="sum", reduce_weights=False):
+    """(dX, grads) from per-GPU parts, with f's all-reduce done right (sum) or wrong
+    (mean, none: GPU 0's dX only) and, wrongly, the weight gradients all-reduced too."""
+    dXs = [p[0] for p in parts]
+    dX = {"sum": sum(dXs), "mean": sum(dXs) / len(dXs), "none": dXs[0]}[reduce]
+    grads = [(p[1], p[2]) for p in parts]
+    if reduce_weights:
+        total = (sum(g[0] for g in grads), sum(g[1] for g in grads))
+        grads = [total] * len(grads)
+    return dX, grads
+
+
+def transposed(X, shards, dY):
+    dX, grads = assemble(per_gpu(X, shards, dY))
+    return dX, [(dA.T, dB) for dA, dB in grads]
+
+
+def one_token_dots(X, shards, dY):
+    """A single token pushed through X.T @ dZ_i and H_i.T @ dY: for 1-D arrays these are dot
+    products (one number each), not outer products. Defined only when D = F/n; otherwise numpy
+    refuses, and the learner sees that error on their own line."""
+    X, dY = np.asarray(X, dtype=np.float64), np.asarray(dY, dtype=np.float64)
+    grads = []
+    for a, b in shards:
+        Z = X @ np.asarray(a, dtype=np.float64)
+        dZ = (dY @ np.asarray(b, dtype=np.float64).T) * tanh_gelu_grad(Z)
+        grads.append((X @ dZ, tanh_gelu(Z) @ dY))
+    return unsplit_backward(X, shards, dY)[0], grads
+
+
+NO_ALLREDUCE = (
+    "your dX is GPU 0's dX_0 alone. Every GPU holds only its share of dX: in the forward pass X "
+    "went to every GPU (f is the identity there), so in the backward pass the gradient that comes "
+    "back from every copy must be added up, dX = Σ_i dX_i. That sum is f's all-reduce.")
+AVERAGED = (
+    "your dX is the average of the GPUs' dX_i, not their sum. X feeds every GPU's block, so its "
+    "gradient is the sum of the contributions, dX = Σ_i dX_i; dividing by n leaves it n times "
+    "too small.")
+WEIGHTS_REDUCED = (
+    "every GPU got the sum over GPUs of the weight gradients, Σ_j dA_j (and Σ_j dB_j). The "
+    "weights are not shared: GPU i owns A_i and B_i and nobody else uses them, so their "
+    "gradients stay on GPU i, each computed from its own shard, with no communication at all.")
+AT_H = (
+    "you evaluated GeLU′ at H_i = GeLU(Z_i). The chain rule needs the derivative at the point "
+    "where GeLU was applied: dZ_i = dH_i ⊙ GeLU′(Z_i), with Z_i = X A_i.")
+ERF = (
+    "your result matches the derivative of the exact erf GeLU, Φ(x) + x·φ(x). This course uses "
+    "GPT-2's tanh approximation, so differentiate ½x(1 + tanh u) with u = √(2/π)(x + 0.044715x³); "
+    "the two differ by up to ~8.7e-4 near |x| ≈ 2.")
+NO_THREE = (
+    "your u′ is missing the 3 of d(x³)/dx: u = √(2/π)(x + 0.044715x³) gives "
+    "u′ = √(2/π)(1 + 3·0.044715x²).")
+NO_PRODUCT_RULE = (
+    "you returned only ½(1 + tanh u), as if the factor (1 + tanh u) were a constant. "
+    "GeLU(x) = ½x·(1 + tanh u) is a product of two factors that both depend on x, so the "
+    "product rule adds a second term: ½x·(1 − tanh²u)·u′.")
+DB_FROM_Z = (
+    "your dB_i is built from Z_i = X A_i, the input of GeLU. B_i multiplies H_i = GeLU(Z_i), so "
+    "dB_i = H_iᵀ dY (for one token, outer(H_i, dY)).")
+TRANSPOSED = (
+    "your dA_i is transposed. A gradient has the shape of what it is the gradient of: dA_i has "
+    "A_i's shape (D, F/n), dA_i = Xᵀ dZ_i (for one token, outer(X, dZ_i)).")
+DOT = (
+    "for a single token X and dZ_i are vectors, and X.T @ dZ_i is their dot product, one "
+    "number: .T does nothing to a 1-D array. The gradient needs their outer product, "
+    "np.outer(X, dZ_i), of shape (D, F/n) (and dB_i = np.outer(H_i, dY)).")
+GELU_ITSELF = "your gelu_grad returns GeLU(x) itself, not its derivative."
+
+
+def backward_mistakes(X, shards, dY):
+    """(hint, make (dX, grads)) for each classic mistake, in the order they are tried."""
+    def parts(**mistake):
+        return per_gpu(X, shards, dY, **mistake)
+
+    def no_three(z):
+        return tanh_gelu_grad(z, cube=1.0)
+
+    def no_product_rule(z):
+        return tanh_gelu_grad(z, product_rule=False)
+
+    found = [
+        (_(NO_ALLREDUCE), lambda: assemble(parts(), reduce="none")),
+        (_(AVERAGED), lambda: assemble(parts(), reduce="mean")),
+        (_(WEIGHTS_REDUCED), lambda: assemble(parts(), reduce_weights=True)),
+        (_(AT_H), lambda: assemble(parts(at_h=True))),
+        (_(ERF), lambda: assemble(parts(act_grad=erf_gelu_grad))),
+        (_(NO_THREE), lambda: assemble(parts(act_grad=no_three))),
+        (_(NO_PRODUCT_RULE), lambda: assemble(parts(act_grad=no_product_rule))),
+        (_(DB_FROM_Z), lambda: assemble(parts(dB_from_z=True))),
+        (_(TRANSPOSED), lambda: transposed(X, shards, dY)),
+    ]
+    width = {np.shape(a)[1] for a, _b in shards}
+    if np.ndim(X) == 1 and width == {np.shape(X)[0]}:
+        found.append((_(DOT), lambda: one_token_dots(X, shards, dY)))
+    return found
+
+
+def gelu_grad_mistakes(x):
+    x = np.asarray(x, dtype=np.float64)
+    return [(_(ERF), lambda: erf_gelu_grad(x)),
+            (_(NO_PRODUCT_RULE), lambda: tanh_gelu_grad(x, product_rule=False)),
+            (_(NO_THREE), lambda: tanh_gelu_grad(x, cube=1.0)),
+            (_(GELU_ITSELF), lambda: tanh_gelu(x))]
+
+
+# Relative to the largest magnitude in the whole expected (dX, grads): a float32 implementation
+# (off by ~1e-6 of that) passes; the erf derivative (off by up to 8.7e-4 near |z| ≈ 2) does not.
+RTOL = 2e-5
+
+
+def taken_apart(c: Call, n: int):
+    """The returned value as (dX, [(dA_0, dB_0), ...]) of Python lists, or a failure that says
+    what came back instead. Array conversion and shapes are left to the comparisons."""
+    got = c.got
+    if got is None:
+        fail(_("{call} returned None. Did you forget a `return` statement?\n{inputs}",
+               call=c.text(), inputs=c.inputs()))
+    if not isinstance(got, (tuple, list)) or len(got) != 2:
+        fail(_("{call} should return a pair (dX, grads); it returned {got}.\n{inputs}",
+               call=c.text(), got=describe(got), inputs=c.inputs()))
+    dX, grads = got
+    if isinstance(dX, (tuple, list)) and len(dX) == n and all(
+            isinstance(p, (tuple, list)) and len(p) == 2 for p in dX):
+        fail(_("{call} returned (grads, dX): the pair must be in the order (dX, grads).",
+               call=c.text()))
+    if not isinstance(grads, (tuple, list)) or len(grads) != n:
+        count = len(grads) if isinstance(grads, (tuple, list)) else None
+        fail(_("grads, the second item {call} returns, should be a list of {n} pairs "
+               "(dA_i, dB_i), one per GPU; it is {got}.\n{inputs}",
+               call=c.text(), n=n, inputs=c.inputs(),
+               got=_("a list of {count} items", count=count) if count is not None
+               else describe(grads)))
+    for i, pair in enumerate(grads):
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            fail(_("grads[{i}] should be GPU {i}'s pair (dA_{i}, dB_{i}); it is {got}.",
+                   i=i, got=describe(pair)))
+    return dX, [tuple(p) for p in grads]
+
+
+def scale_of(expected) -> float:
+    dX, grads = expected
+    return max([float(np.max(np.abs(dX)))] +
+               [float(np.max(np.abs(g))) for pair in grads for g in pair if np.size(g)])
+
+
+def expect_backward(c: Call, expected, mistakes, parts=("dX", "grads")):
+    """Compare the learner's (dX, grads) with `expected`, part by part (dX, then GPU i's dA_i and
+    dB_i), with one tolerance for all: RTOL relative to the largest magnitude of the whole
+    expected result. `parts` limits the comparison to dX or to the weight gradients. A mistake
+    is recognised by its value on the part that is off; mistakes that leave a part right are
+    not offered for it."""
+    dX, grads = taken_apart(c, len(expected[1]))
+    tol = dict(rtol=RTOL, atol=RTOL * max(scale_of(expected), 1e-300))
+    wrong = []
+    for hint, make in mistakes:
+        with np.errstate(all="ignore"):
+            wrong.append((hint, make()))
+    pieces = []
+    if "dX" in parts:
+        pieces.append((_("dX from {call}", call=c.text()), dX, lambda r: r[0]))
+    if "grads" in parts:
+        for i, (dA, dB) in enumerate(grads):
+            pieces.append((_("GPU {i}'s dA_{i} (grads[{i}][0]) from {call}", i=i, call=c.text()),
+                           dA, lambda r, i=i: r[1][i][0]))
+            pieces.append((_("GPU {i}'s dB_{i} (grads[{i}][1]) from {call}", i=i, call=c.text()),
+                           dB, lambda r, i=i: r[1][i][1]))
+    for what, got, pick in pieces:
+        want = pick(expected)
+        offered = [(hint, lambda v=pick(value): v) for hint, value in wrong
+                   if not _near(pick(value), want, tol)]
+        expect_close(Call(c.name, c.args, c.params, got, c.after, c.dtypes), want, **tol,
+                     what=what, mistakes=offered)
+
+
+def _near(a, b, tol):
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    return a.shape == b.shape and bool(
+        np.all(np.abs(a - b) <= tol["atol"] + tol["rtol"] * np.abs(b)))
+
+
+@pytest.fixture
+def ref():
+    """The correct math and the classic mistakes, to compute expectations and hints. All are
+    module-level functions here: lessonkit's guard makes them refuse to run inside learner code,
+    so a solution cannot borrow their answers."""
+    return SimpleNamespace(gelu_grad=tanh_gelu_grad, backward=unsplit_backward,
+                           mistakes=backward_mistakes, gelu_grad_mistakes=gelu_grad_mistakes,
+                           expect=expect_backward)
+
+
+@pytest.fixture
+def example():
+    """The lesson's worked example (tp-mlp's): one token, D = 2, F = 4, N = 2, with dY = (1, 1)."""
+    A = np.array([[1.0, 0.0, -1.0, 2.0], [0.0, 1.0, 1.0, -1.0]])
+    B = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [2.0, 0.0]])
+    return SimpleNamespace(X=np.array([1.0, 2.0]), dY=np.array([1.0, 1.0]),
+                           shards=[(A[:, :2].copy(), B[:2].copy()),
+                                   (A[:, 2:].copy(), B[2:].copy())])

@@ -1,0 +1,31 @@
+# catches: test_tp_mlp_backward::test_example_weight_grads, test_tp_mlp_backward::test_weight_grads[T=3 D=4 F=8 n=2], test_tp_mlp_backward::test_weight_grads[T=1 D=8 F=16 n=4], test_tp_mlp_backward::test_weight_grads[T=16 D=64 F=256 n=8], test_tp_mlp_backward::test_weight_grads[T=5 D=4 F=8 n=8], test_tp_mlp_backward::test_weight_grads[T=16 D=64 F=256 n=2], test_tp_mlp_backward::test_single_token[D=4 F=8 n=2], test_tp_mlp_backward::test_single_token[D=3 F=12 n=2], test_tp_mlp_backward::test_batch_of_one, test_tp_mlp_backward::test_quiet_gpu
+# The weight gradients are all-reduced too: every GPU gets the sum over GPUs of dA_j and dB_j.
+import numpy as np
+
+C = np.sqrt(2.0 / np.pi)
+
+
+def gelu(x):
+    return 0.5 * x * (1.0 + np.tanh(C * (x + 0.044715 * x**3)))
+
+
+def gelu_grad(x):
+    x = np.asarray(x, dtype=float)
+    t = np.tanh(C * (x + 0.044715 * x**3))
+    return 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t**2) * C * (1.0 + 3 * 0.044715 * x**2)
+
+
+def tp_mlp_backward(X, shards, dY):
+    X, dY = np.asarray(X, dtype=float), np.asarray(dY, dtype=float)
+    grads, dXs = [], []
+    for A_i, B_i in shards:
+        Z_i = X @ A_i
+        H_i = gelu(Z_i)
+        dZ_i = (dY @ B_i.T) * gelu_grad(Z_i)
+        if X.ndim == 1:
+            grads.append((np.outer(X, dZ_i), np.outer(H_i, dY)))
+        else:
+            grads.append((X.T @ dZ_i, H_i.T @ dY))
+        dXs.append(dZ_i @ A_i.T)
+    total = (sum(g[0] for g in grads), sum(g[1] for g in grads))
+    return sum(dXs), [total for _ in grads]
