@@ -180,11 +180,11 @@ def megatron_example():
                            losses=np.tile([10.2309, 8.2309, 6.2309, 4.2309], 4))
 
 
-def random_logits(seed, T, V, n, scale=1.0):
-    """n slices drawn independently (no full row exists anywhere to be remembered), with
-    targets spread over every GPU."""
+def random_logits(seed, T, V, n, scale=3.0):
+    """n slices of logits in [-scale, scale], drawn independently (no full row exists anywhere
+    to be remembered), with targets spread over every GPU."""
     rng = np.random.default_rng(seed)
-    shards = [scale * rng.normal(size=(T, V // n)) for _ in range(n)]
+    shards = [rng.uniform(-scale, scale, size=(T, V // n)) for _ in range(n)]
     targets = rng.integers(0, V, size=T)
     targets[: min(T, n)] = [owned_range(V, r, n)[0] + r % (V // n) for r in range(min(T, n))]
     return shards, targets

@@ -65,7 +65,7 @@ def test_megatron_unit_test(solution, ref, megatron_example):
                               "T=4 V=16 n=16"])
 def test_random(solution, ref, problem, T, V, n):
     """vp_cross_entropy equals the unsplit cross-entropy on random logits, targets on every GPU"""
-    shards, targets = problem(100 * T + V + n, T, V, n, scale=3.0)
+    shards, targets = problem(100 * T + V + n, T, V, n)
     expect_loss(solution, ref, shards, targets)
 
 
