@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 sys.path[:0] = [str(ROOT / "tools"), str(ROOT / "py")]
 
-from sitebuild import bundle, lessons, pages, serve, vendor  # noqa: E402
+from sitebuild import bundle, lessons, pages, precompile, serve, vendor  # noqa: E402
 from sitebuild.errors import BuildError  # noqa: E402
 
 PY_DIR = ROOT / "py"
@@ -55,9 +55,12 @@ def build(out: Path, lessons_dir: Path, minify: bool = True) -> Path:
     try:
         log("bundling the front end")
         assets = bundle.bundle(ROOT, stage / "assets", minify=minify)
-        sizes = vendor.write_pyodide_dir(inputs, stage / "pyodide")
         engine_zip = stage / "py" / "lessonkit.zip"
         lessons.write_zip(engine_zip, lessons.engine_entries(PY_DIR))
+        compiled = precompile.Precompiler(inputs["pyodide.asm.wasm"].parent, ROOT / ".cache" / "pyc", log) \
+            .compile_all([*vendor.precompiled_archives(inputs), precompile.site(engine_zip)])
+        shutil.copyfile(compiled.pop(engine_zip.name), engine_zip)
+        sizes = vendor.write_pyodide_dir(inputs, compiled, stage / "pyodide")
         for lesson in loaded:
             write_lesson(stage, lesson, prose[lesson.id], assets, sizes, engine_zip)
         (stage / "index.html").write_text(pages.index_page(loaded, assets), encoding="utf-8")

@@ -2,8 +2,8 @@
 
 Every input is pinned here. `resolve_all` finds each one (cache first, then the network sources),
 verifies it, and keeps a verified copy under `.cache/vendor/`, so a build with a warm cache needs
-no network. `write_pyodide_dir` copies them into `dist/pyodide/` with a lock file that lists
-exactly the shipped wheels.
+no network. `write_pyodide_dir` copies them into `dist/pyodide/`, the Python in them precompiled
+(precompile.py), with a lock file that lists exactly the shipped wheels.
 """
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from pathlib import Path
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
+from . import precompile
 from .errors import BuildError
 
 PYODIDE_VERSION = "0.27.7"
@@ -271,14 +272,22 @@ def build_lock(paths: dict[str, Path]) -> dict:
     return {"info": upstream["info"], "packages": packages}
 
 
-def write_pyodide_dir(paths: dict[str, Path], out: Path) -> dict[str, int]:
-    """Copies the core and the wheels into `out`, writes the lock; returns each file's size."""
+def precompiled_archives(paths: dict[str, Path]) -> list[precompile.Archive]:
+    """The inputs shipped as bytecode (precompile.py): the standard library and every wheel."""
+    return [precompile.stdlib(paths["python_stdlib.zip"]),
+            *(precompile.site(paths[w.file_name]) for w in WHEELS)]
+
+
+def write_pyodide_dir(paths: dict[str, Path], compiled: dict[str, Path], out: Path) -> dict[str, int]:
+    """Copies the core and the wheels into `out`, each precompiled one as compiled, and writes
+    the lock (with the shipped files' sha256, which Pyodide checks); returns each file's size."""
     out.mkdir(parents=True, exist_ok=True)
+    shipped = {**paths, **compiled}
     sizes = {}
     for name in [*CORE_FILES, *(w.file_name for w in WHEELS)]:
-        shutil.copyfile(paths[name], out / name)
+        shutil.copyfile(shipped[name], out / name)
         sizes[name] = (out / name).stat().st_size
     lock = out / "pyodide-lock.json"
-    lock.write_text(json.dumps(build_lock(paths), indent=1, sort_keys=True) + "\n")
+    lock.write_text(json.dumps(build_lock(shipped), indent=1, sort_keys=True) + "\n")
     sizes[lock.name] = lock.stat().st_size
     return sizes
