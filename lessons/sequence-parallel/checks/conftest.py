@@ -54,15 +54,21 @@ def mlp_partials(Z, shards, act=tanh_gelu):
 
 
 def sp_block(X_chunks, gamma, beta, shards, residual=1.0, norm=True, act=tanh_gelu,
-             residual_of_normalised=False, order=1):
+             residual_of_normalised=False, order=1, ln=None):
     """output_i = chunk i of  residual * X + MLP(LayerNorm(X)), and the usual variations:
-    `order=-1` gathers the GPUs' rows in reverse order."""
-    n = len(X_chunks)
+    `order=-1` gathers the GPUs' rows in reverse order, `ln` are layernorm's wrong options."""
     X = all_gather(X_chunks[::order])
-    Z = layernorm(X, gamma, beta) if norm else X
+    Z = layernorm(X, gamma, beta, **(ln or {})) if norm else X
     out = reduce_scatter(mlp_partials(Z, shards, act))
-    skip = chunk_rows(Z if residual_of_normalised else X, n)
-    return [o + residual * x for o, x in zip(out, skip)]
+    skip = chunk_rows(Z, len(X_chunks)) if residual_of_normalised else X_chunks
+    return [o + residual * f64(x) for o, x in zip(out, skip)]
+
+
+def sp_block_own_partials(X_chunks, gamma, beta, shards):
+    """GPU i keeps chunk i of its own partial only: the reduce of the reduce-scatter skipped."""
+    n = len(X_chunks)
+    parts = mlp_partials(layernorm(all_gather(X_chunks), gamma, beta), shards)
+    return [chunk_rows(p, n)[i] + f64(x) for i, (p, x) in enumerate(zip(parts, X_chunks))]
 
 
 def sp_block_all_reduce(X_chunks, gamma, beta, shards):
@@ -91,6 +97,7 @@ def ref():
                            chunk_rows=chunk_rows, layernorm=layernorm, gelu=tanh_gelu,
                            erf_gelu=erf_gelu, sp_block=sp_block,
                            sp_block_all_reduce=sp_block_all_reduce,
+                           sp_block_own_partials=sp_block_own_partials,
                            activation_bytes=activation_bytes, GIB=GIB)
 
 

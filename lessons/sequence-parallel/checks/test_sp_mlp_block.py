@@ -29,6 +29,10 @@ def mistakes(ref, X_chunks, gamma, beta, shards):
            "leaves GPU i only its T/n rows, so that LayerNorm, dropout and the residual run "
            "on a 1/n share of the sequence."),
          lambda: ref.sp_block_all_reduce(*args)),
+        (_("GPU i kept row chunk i of its own partial only: the partials were never added "
+           "up. The reduce-scatter sums all n partials, then gives each GPU its rows of the "
+           "sum; check reduce_scatter."),
+         lambda: ref.sp_block_own_partials(*args)),
         (_("the residual added is the normalised input LayerNorm(X); the residual stream "
            "carries the block's input X itself: output = X + MLP(LayerNorm(X))."),
          lambda: ref.sp_block(*args, residual_of_normalised=True)),
@@ -37,6 +41,10 @@ def mistakes(ref, X_chunks, gamma, beta, shards):
          lambda: ref.sp_block(*args, order=-1)),
         (_("LayerNorm is missing: the MLP must see LayerNorm(X), each GPU normalising its "
            "own rows before the all-gather."), lambda: ref.sp_block(*args, norm=False)),
+        (_("the block's LayerNorm uses the sample variance (ddof = 1); see layernorm's "
+           "checks: LayerNorm divides by D."), lambda: ref.sp_block(*args, ln=dict(ddof=1))),
+        (_("the block's LayerNorm adds eps outside the square root; see layernorm's checks: "
+           "(x − μ)/√(var + eps)."), lambda: ref.sp_block(*args, ln=dict(eps_outside=True))),
         (_("your result matches the exact erf GeLU; use GPT-2's tanh approximation."),
          lambda: ref.sp_block(*args, act=ref.erf_gelu)),
     ]

@@ -1,0 +1,41 @@
+# catches: test_reduce_scatter::test_worked_example, test_reduce_scatter::test_random_partials[T=6 D=4 n=2], test_reduce_scatter::test_random_partials[T=12 D=5 n=4], test_reduce_scatter::test_random_partials[T=8 D=16 n=8], test_reduce_scatter::test_random_partials[T=32 D=8 n=8], test_sp_mlp_block::test_worked_example, test_sp_mlp_block::test_random_blocks[T=6 D=4 F=12 n=2], test_sp_mlp_block::test_random_blocks[T=8 D=8 F=32 n=4], test_sp_mlp_block::test_random_blocks[T=16 D=16 F=64 n=8], test_sp_mlp_block::test_random_blocks[T=8 D=8 F=16 n=8], test_sp_mlp_block::test_uses_only_its_shards
+# reduce_scatter is an all-reduce: every GPU gets all T rows of the sum.
+import numpy as np
+
+
+def reduce_scatter(partials):
+    total = sum(np.asarray(p, dtype=float) for p in partials)
+    return [total.copy() for _ in partials]
+
+
+def all_gather(chunks):
+    return np.concatenate([np.asarray(c, dtype=float) for c in chunks], axis=0)
+
+
+def layernorm(x, gamma, beta, eps=1e-5):
+    x = np.asarray(x, dtype=float)
+    mu = x.mean(axis=-1, keepdims=True)
+    var = ((x - mu) ** 2).mean(axis=-1, keepdims=True)  # population variance
+    return (x - mu) / np.sqrt(var + eps) * gamma + beta
+
+
+def gelu(x):
+    return 0.5 * x * (1.0 + np.tanh(np.sqrt(2.0 / np.pi) * (x + 0.044715 * x**3)))
+
+
+def sp_mlp_block(X_chunks, gamma, beta, shards):
+    Z = all_gather([layernorm(X_i, gamma, beta) for X_i in X_chunks])  # every GPU: all T rows
+    partials = [gelu(Z @ A_i) @ B_i for A_i, B_i in shards]             # one (T, D) per GPU
+    return [out + all_gather(X_chunks) for out in reduce_scatter(partials)]
+
+
+def activation_bytes(s, b, h, a, t=1, sp=False, recompute="none"):
+    if recompute not in ("none", "selective"):
+        raise ValueError(f'recompute must be "none" or "selective", not {recompute!r}')
+    # Per layer: 10sbh in LayerNorms, dropouts and the residual inputs (split by t only under
+    # SP), 24sbh in the attention and MLP GEMMs' inputs (split by t), and 5as^2b in attention's
+    # softmax and its dropout (split by t; selective recomputation drops it).
+    per_token = (34 / t) if sp else (10 + 24 / t)
+    if recompute == "none":
+        per_token += 5 * a * s / (h * t)
+    return s * b * h * per_token
