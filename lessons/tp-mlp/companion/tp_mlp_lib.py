@@ -1,26 +1,21 @@
 """The tensor-parallel MLP Y = GeLU(XA)B checked with torch.distributed.
 
-One module for both front ends: `companion.ipynb` spawns worker processes that run `worker`, and
-`tp_mlp_check.py` (under torchrun) calls `run_checks` directly, so the notebook and the script can
-never check different things.
+The notebook (companion.ipynb) and the torchrun script (tp_mlp_check.py) both run `companion`, so
+they can never check different things. Conventions: X is (T, D) tokens, A is (D, F), B is (F, D).
+Rank i holds A_i = A[:, block i] and B_i = B[block i, :], block i = i*F/N .. (i+1)*F/N - 1.
 
-Conventions: X is (T, D) tokens, A is (D, F), B is (F, D). Rank i holds A_i = A[:, block i] and
-B_i = B[block i, :], with block i = columns/rows i*F/N .. (i+1)*F/N - 1, as in the lesson.
+The file has two halves: the subject (what the lesson teaches: the shards, f, g, the sharded MLP)
+and the checks, which compute what to expect from the full, unsplit tensors with plain torch.
 """
 
-import json
 import math
 import os
-import socket
-import statistics
-import sys
-import tempfile
-import time
-from dataclasses import dataclass
 
 import torch
 import torch.distributed as dist
 import torch.nn.functional as F
+
+from companionkit import Companion, compare, measure
 
 # The lesson's worked example: one token, D = 2, F = 4, split over 2 GPUs.
 EXAMPLE_X = [[1.0, 2.0]]
@@ -28,6 +23,7 @@ EXAMPLE_A = [[1.0, 0.0, -1.0, 2.0], [0.0, 1.0, 1.0, -1.0]]
 EXAMPLE_B = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [2.0, 0.0]]
 EXAMPLE_Y = (1.682, 2.796)
 EXAMPLE_PARTIALS = ((0.841, 1.955), (0.841, 0.841))
+ROUNDED = 5e-4  # the lesson prints three decimals
 
 # The row-split counterexample: y = xW with W cut by rows between two GPUs.
 ROW_X = [1.0, 2.0, -1.0, 3.0]
@@ -37,110 +33,132 @@ ROW_SUM = [-5.0, 6.0]
 ROW_RELU_AFTER = [0.0, 6.0]
 ROW_RELU_BEFORE = [4.0, 6.0]
 
-# Megatron-LM (Shoeybi et al. 2019, appendix D.2): strong-scaling speedup on 1/2/4/8 GPUs.
+# Megatron-LM (Shoeybi et al. 2019, appendix D.2): strong-scaling speedup of the full model on GPUs.
 MEGATRON_SPEEDUP = {1: 1.0, 2: 1.64, 4: 2.34, 8: 2.98}
 
-# Shapes of the correctness checks: small so that CI on two CPU cores stays fast, F divisible
-# by every N up to 8.
+# Shapes of the correctness checks: small, so that two CPU cores are enough; F divisible by N <= 8.
 T, D, FF = 8, 32, 128
 SEED = 0
-
-# bf16 keeps 8 significant bits (eps = 2**-7). Each rank rounds its partial output to bf16 and the
-# all-reduce adds in bf16, so TP and unsplit bf16 results may differ by a few units of eps times
-# the output's magnitude: we allow 4 eps relative to max|Y|.
+# bf16 keeps 8 significant bits (eps = 2**-7): each rank rounds its partial and the all-reduce
+# rounds again at every addition, so TP and unsplit bf16 may differ by a few eps times max|Y|.
 BF16_ULPS = 4
+# A speedup above the ratio of compute (N devices against one with the same threads) is a
+# measuring error; 1.25 leaves room for caches that a smaller shard fits better.
+SPEEDUP_SLACK = 1.25
+# Timing shapes (widths D with F = 4D, tokens T): small on CPU, large enough on GPUs for the
+# matmuls to outweigh kernel launches.
+TIMING_DEFAULTS = {"cpu": ([256, 512], 64), "cuda": ([1024, 4096], 2048)}
+
+companion = Companion(__name__, lesson="tp-mlp", options={
+    "timing_sizes": None, "timing_tokens": None,  # None: TIMING_DEFAULTS for the device
+    "warmup": 3, "repeats": 10})
 
 
-@dataclass
-class Ctx:
-    rank: int
-    world: int
-    device: torch.device
-    echo: bool  # print lines as they come (torchrun) or only return them (notebook)
+# ---- the subject -------------------------------------------------------------------------------
+
+def gelu(x):
+    """The lesson's GeLU: GPT-2's tanh approximation."""
+    return F.gelu(x, approximate="tanh")
 
 
-class Report:
-    """Rank 0's record of every check; each verdict is agreed by all ranks."""
-
-    def __init__(self, ctx):
-        self.ctx = ctx
-        self.checks = []  # {"number", "name", "passed", "lines"}
-        self.timing = []  # rows of check 8
-        self.bf16_errors = []  # rows of check 2's bf16 table
-        self._number = None
-        self._pending = []
-        self.titles = {}  # check number -> title
-
-    def section(self, number, title):
-        self._number = number
-        self.titles[number] = title
-        if self.ctx.rank == 0 and self.ctx.echo:
-            print(f"\n== Check {number}: {title} ==", flush=True)
-
-    def say(self, text):
-        """A line of rank 0's output; it is filed with the next verdict."""
-        if self.ctx.rank != 0:
-            return
-        if self.ctx.echo:
-            print(text, flush=True)
-        self._pending.append(text)
-
-    def check(self, name, ok, compared):
-        """Record one verdict: it passes only if it passed on every rank."""
-        passed = agree(ok, self.ctx)
-        self.say(f"{'PASS' if passed else 'FAIL'}  {name}: {compared}")
-        if self.ctx.rank == 0:
-            self.checks.append({"number": self._number, "name": name, "passed": passed, "lines": self._pending})
-            self._pending = []
-        return passed
-
-    def to_dict(self):
-        return {"world": self.ctx.world, "device": str(self.ctx.device), "titles": {str(k): v for k, v in self.titles.items()}, "checks": self.checks,
-                "timing": self.timing, "bf16_errors": self.bf16_errors}
+def shard(A, B, rank, world):
+    """Rank's own A_i (a column block) and B_i (a row block), copied so that they hold only 1/N of
+    the storage: a slice is a view that keeps the whole matrix alive."""
+    size = A.shape[1] // world
+    cols = slice(rank * size, (rank + 1) * size)
+    return A[:, cols].contiguous().clone(), B[cols, :].contiguous().clone()
 
 
-def agree(ok, ctx):
-    """True only if `ok` is true on every rank (a MIN all-reduce of 0/1)."""
-    flag = torch.tensor([1 if ok else 0], dtype=torch.int32, device=ctx.device)
-    dist.all_reduce(flag, op=dist.ReduceOp.MIN)
-    return bool(flag.item())
+def partial_mlp(X, A_i, B_i):
+    """What one rank computes from its shard alone: Y_i = GeLU(X A_i) B_i."""
+    return gelu(X @ A_i) @ B_i
 
 
-def max_diff(a, b):
-    return (a.double() - b.double()).abs().max().item()
+def all_reduce_sum(t, group=None):
+    dist.all_reduce(t, group=group)
+    return t
 
 
-def fmt(t, digits=3):
-    """A tensor as a short tuple of rounded numbers, for the printed comparisons."""
-    values = [round(v, digits) + 0.0 for v in t.detach().double().flatten().tolist()]
-    return "(" + ", ".join(f"{v:.{digits}f}" for v in values) + ")"
+class CopyToTP(torch.autograd.Function):
+    """f: identity forward; all-reduce backward (each rank's dX covers only its columns of A)."""
+
+    @staticmethod
+    def forward(ctx, x, group):
+        ctx.group = group
+        return x
+
+    @staticmethod
+    def backward(ctx, grad):
+        return all_reduce_sum(grad.clone(), ctx.group), None
 
 
-def ints(t):
-    """Whole numbers as the lesson writes them: [4, 3], not [4.0, 3.0]."""
-    return "[" + ", ".join(f"{v:g}" for v in t.tolist()) + "]"
+class ReduceFromTP(torch.autograd.Function):
+    """g: all-reduce forward; identity backward (Y is a plain sum of the Y_i)."""
+
+    @staticmethod
+    def forward(ctx, y_partial, group):
+        return all_reduce_sum(y_partial.clone(), group)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, None
 
 
-def close(actual, expected, **tolerances):
-    """torch.testing.assert_close as a boolean, with PyTorch's defaults unless told otherwise."""
-    try:
-        torch.testing.assert_close(actual, expected, **tolerances)
-        return True
-    except AssertionError:
-        return False
+def tp_mlp(X, A_i, B_i, with_f=True, group=None):
+    """The Megatron-LM MLP on one rank: f, then the local shard, then g."""
+    x = CopyToTP.apply(X, group) if with_f else X
+    return ReduceFromTP.apply(partial_mlp(x, A_i, B_i), group)
 
 
-# ---- the model ---------------------------------------------------------------------------------
+def row_shard(x, W, rank, world):
+    """The row-split of y = xW: rank's block of x's entries and of W's rows."""
+    size = W.shape[0] // world
+    rows = slice(rank * size, (rank + 1) * size)
+    return x[rows], W[rows]
 
+
+class MLP(torch.nn.Module):
+    """The MLP as torch modules; nn.Linear stores weight as (out, in), i.e. A.T and B.T."""
+
+    def __init__(self, A, B):
+        super().__init__()
+        self.up = torch.nn.Linear(A.shape[0], A.shape[1], bias=False, dtype=A.dtype)
+        self.down = torch.nn.Linear(B.shape[0], B.shape[1], bias=False, dtype=B.dtype)
+        with torch.no_grad():
+            self.up.weight.copy_(A.T)
+            self.down.weight.copy_(B.T)
+
+    def forward(self, x):
+        return self.down(gelu(self.up(x)))
+
+
+def dtensor_mlp(device, world, A, B):
+    """The MLP sharded by PyTorch's tensor-parallel API on a 1-D mesh of all ranks."""
+    from torch.distributed.device_mesh import init_device_mesh
+    from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, parallelize_module
+
+    mesh = init_device_mesh(device.type, (world,), mesh_dim_names=("tp",))
+    return parallelize_module(MLP(A, B).to(device), mesh, {"up": ColwiseParallel(), "down": RowwiseParallel()})
+
+
+# ---- what to expect: plain torch on the full tensors -------------------------------------------
 
 def gelu_formula(x):
-    """The lesson's GPT-2 GeLU: x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3)))."""
+    """The lesson's formula: x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3)))."""
     return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x**3)))
 
 
+def reference_mlp(X, A, B):
+    return gelu_formula(X @ A) @ B
+
+
+def block(f, rank, world):
+    size = f // world
+    return slice(rank * size, (rank + 1) * size)
+
+
 def full_weights(d, f, dtype=torch.float64, seed=SEED):
-    """One full A and B from one seed, identical on every rank (generated on CPU, so the same
-    numbers whatever the device)."""
+    """One full A and B from one seed, identical on every rank and device (drawn on CPU)."""
     g = torch.Generator().manual_seed(seed)
     A = torch.randn(d, f, generator=g, dtype=torch.float64) / math.sqrt(d)
     B = torch.randn(f, d, generator=g, dtype=torch.float64) / math.sqrt(f)
@@ -152,563 +170,369 @@ def inputs(t, d, dtype=torch.float64, seed=SEED + 1):
     return torch.randn(t, d, generator=g, dtype=torch.float64).to(dtype)
 
 
-def block(f, rank, world):
-    """The slice of the hidden dimension F that `rank` owns."""
-    size = f // world
-    return slice(rank * size, (rank + 1) * size)
+def fmt(t, digits=3):
+    return "(" + ", ".join(f"{round(v, digits) + 0.0:.{digits}f}" for v in t.detach().double().flatten().tolist()) + ")"
 
 
-def shard(A, B, rank, world, device):
-    """Rank's own A_i (columns) and B_i (rows), cloned so that they hold only 1/N of the storage:
-    a slice alone is a view that keeps the whole matrix alive (even B's row block, which is
-    already contiguous)."""
-    cols = block(A.shape[1], rank, world)
-    own = dict(memory_format=torch.contiguous_format)
-    return A[:, cols].clone(**own).to(device), B[cols, :].clone(**own).to(device)
+def ints(t):
+    return "[" + ", ".join(f"{v:g}" for v in t.tolist()) + "]"
 
 
-def reference_mlp(X, A, B):
-    return F.gelu(X @ A, approximate="tanh") @ B
+def max_diff(a, b):
+    return (a.detach().double().cpu() - torch.as_tensor(b).double().cpu()).abs().max().item()
 
 
-def partial_mlp(X, A_i, B_i):
-    """What one rank computes from its shard alone: Y_i = GeLU(X A_i) B_i."""
-    return F.gelu(X @ A_i, approximate="tanh") @ B_i
-
-
-# ---- f and g, Megatron-LM's conjugate operators -------------------------------------------------
-
-# Every all-reduce of the f/g model goes through here, so check 6 can count calls and bytes.
-COMM_LOG = []
-
-
-def all_reduce_sum(t):
-    COMM_LOG.append((tuple(t.shape), t.numel(), t.numel() * t.element_size()))
-    dist.all_reduce(t)
-    return t
-
-
-class CopyToTP(torch.autograd.Function):
-    """f: identity forward; all-reduce backward. Each rank's dX covers only its columns of A, so
-    the true dX is the sum over ranks."""
-
-    @staticmethod
-    def forward(ctx, x):
-        return x
-
-    @staticmethod
-    def backward(ctx, grad):
-        return all_reduce_sum(grad.clone())
-
-
-class ReduceFromTP(torch.autograd.Function):
-    """g: all-reduce forward; identity backward. Every rank gets the full Y, and the gradient of
-    a sum with respect to each term is the incoming gradient itself."""
-
-    @staticmethod
-    def forward(ctx, y_partial):
-        return all_reduce_sum(y_partial.clone())
-
-    @staticmethod
-    def backward(ctx, grad):
-        return grad
-
-
-def tp_mlp(X, A_i, B_i, with_f=True):
-    """The Megatron-LM MLP on one rank: f, then the local shard, then g."""
-    x = CopyToTP.apply(X) if with_f else X
-    return ReduceFromTP.apply(partial_mlp(x, A_i, B_i))
+def gathered(t, group, size):
+    parts = [torch.empty_like(t) for _ in range(size)]
+    dist.all_gather(parts, t.contiguous(), group=group)
+    return parts
 
 
 # ---- the checks --------------------------------------------------------------------------------
 
-
-def check_lesson_numbers(ctx, rep):
-    rep.section(1, "the lesson's numbers, with torch")
-    dev = ctx.device
-    X = torch.tensor(EXAMPLE_X, dtype=torch.float64, device=dev)
-    A = torch.tensor(EXAMPLE_A, dtype=torch.float64)
-    B = torch.tensor(EXAMPLE_B, dtype=torch.float64)
-    Y = reference_mlp(X, A.to(dev), B.to(dev))
-    rep.check("unsplit Y = GeLU(XA)B", fmt(Y) == fmt(torch.tensor(EXAMPLE_Y)),
-              f"torch {fmt(Y)} vs lesson {EXAMPLE_Y}")
-    for gpu, expected in enumerate(EXAMPLE_PARTIALS):
-        Y_i = partial_mlp(X, *shard(A, B, gpu, 2, dev))
-        rep.check(f"GPU{gpu} partial Y_{gpu} (2-way split)", fmt(Y_i) == fmt(torch.tensor(expected)),
-                  f"torch {fmt(Y_i)} vs lesson {expected}")
-    if A.shape[1] % ctx.world == 0:
-        # The same example with a real all-reduce over this run's ranks.
-        Y_i = partial_mlp(X, *shard(A, B, ctx.rank, ctx.world, dev))
-        parts = [torch.empty_like(Y_i) for _ in range(ctx.world)]
-        dist.all_gather(parts, Y_i)
-        Y_tp = all_reduce_sum(Y_i.clone())
-        rep.say("partials per rank: " + ", ".join(fmt(p) for p in parts))
-        rep.check("all_reduce of the partials over all N ranks", max_diff(Y_tp, Y) < 1e-12,
-                  f"N = {ctx.world}: {fmt(Y_tp)} vs unsplit {fmt(Y)}, max |diff| {max_diff(Y_tp, Y):.1e}")
+@companion.section("single", "One device: the lesson's GeLU and the algebra of the split", local=True)
+def single(run):
+    dev = run.device
     x = torch.linspace(-6, 6, 1201, dtype=torch.float64, device=dev)
-    diff = max_diff(F.gelu(x, approximate="tanh"), gelu_formula(x))
-    rep.check("F.gelu(approximate='tanh') = lesson formula", diff < 1e-12,
-              f"max |diff| on [-6, 6], fp64: {diff:.1e}; GeLU(1) = {gelu_formula(torch.tensor(1.0)).item():.3f}, "
-              f"GeLU(0) = {gelu_formula(torch.tensor(0.0)).item():.3f}")
-    one = gelu_formula(torch.tensor(1.0, dtype=torch.float64))
-    two = gelu_formula(torch.tensor(2.0, dtype=torch.float64))
-    rep.check("GeLU(1+1) != GeLU(1)+GeLU(1)", f"{two.item():.3f}" == "1.955" and f"{2 * one.item():.3f}" == "1.682",
-              f"GeLU(2) = {two.item():.3f}, 2*GeLU(1) = {2 * one.item():.3f}")
+    ok, detail = compare(gelu(x), gelu_formula(x), rtol=0, atol=1e-12)
+    run.expect("gelu", "the model's GeLU is the lesson's tanh formula (fp64, x in [-6, 6])", ok, detail)
+    one, two = (gelu_formula(torch.tensor(v, dtype=torch.float64)).item() for v in (1.0, 2.0))
+    run.info(f"GeLU(1) = {one:.3f}, GeLU(2) = {two:.3f}, GeLU(1) + GeLU(1) = {2 * one:.3f}: GeLU is not additive, "
+             "which is why the sum over ranks must come after it, not before")
 
+    A, B = full_weights(D, FF)
+    X = inputs(T, D).to(dev)
+    truth = reference_mlp(X, A.to(dev), B.to(dev))
+    worst = []
+    for n in (1, 2, 4, 8):
+        Y_n = sum(partial_mlp(X, *(t.to(dev) for t in shard(A, B, i, n))) for i in range(n))
+        worst.append((n, max_diff(Y_n, truth)))
+    ok = all(d <= 1e-12 * max(1.0, truth.abs().max().item()) for _, d in worst)
+    run.expect("split-sum", "the sum of the N partials GeLU(X A_i) B_i equals GeLU(XA)B (fp64, N = 1, 2, 4, 8)",
+               ok, "max |diff| " + ", ".join(f"N={n}: {d:.1e}" for n, d in worst) + " (allowed 1e-12 · max|Y|)")
 
-def check_forward(ctx, rep):
-    rep.section(2, "forward: all_reduce of Y_i equals the unsplit GeLU(XA)B")
-    dev = ctx.device
-    A64, B64 = full_weights(D, FF)
-    X64 = inputs(T, D)
-    truth = reference_mlp(X64, A64, B64)
-    for dtype, rule in ((torch.float64, "max |diff| <= 1e-12"), (torch.float32, "assert_close defaults")):
-        A, B, X = A64.to(dtype), B64.to(dtype), X64.to(dtype).to(dev)
-        Y_ref = reference_mlp(X, A.to(dev), B.to(dev))
-        Y_tp = tp_mlp(X, *shard(A, B, ctx.rank, ctx.world, dev))
-        ok = max_diff(Y_tp, Y_ref) <= 1e-12 if dtype == torch.float64 else close(Y_tp, Y_ref)
-        rep.check(f"{str(dtype)[6:]} TP vs unsplit ({rule})", ok,
-                  f"max |diff| {max_diff(Y_tp, Y_ref):.2e}, bitwise equal: {torch.equal(Y_tp, Y_ref)}")
-
-    # Column-parallel half: each entry of XA_i is the same dot product over D, in the same order,
-    # as the matching entry of XA; no sum crosses a rank boundary.
-    A, X = A64.float(), X64.float().to(dev)
-    cols = block(FF, ctx.rank, ctx.world)
-    H_full = F.gelu(X @ A.to(dev), approximate="tanh")[:, cols]
-    H_i = F.gelu(X @ A[:, cols].contiguous().to(dev), approximate="tanh")
-    rep.check("fp32 column half GeLU(X A_i) bitwise equal to GeLU(XA)[:, block i]", torch.equal(H_i, H_full),
-              f"max |diff| {max_diff(H_i, H_full):.1e}")
-    # Row-parallel half: the unsplit matmul adds F products in one pass; TP adds F/N per rank and
-    # then the N partials. Floating-point addition is not associative, so only closeness holds.
-    B = B64.float()
-    H = F.gelu(X @ A.to(dev), approximate="tanh")
-    Y_ref = H @ B.to(dev)
-    Y_tp = all_reduce_sum(H[:, cols] @ B[cols, :].to(dev))
-    rep.say(f"fp32 row half: max |diff| {max_diff(Y_tp, Y_ref):.2e}, bitwise equal: {torch.equal(Y_tp, Y_ref)} "
-            "(the sum over F is grouped differently: per block, then across ranks)")
-
-    # bf16: compare with the fp64 truth, for the unsplit model and for splits into N = 1..8.
+    if not measure.bf16_supported(dev):
+        run.skip("bf16", "bf16 splits stay within a few eps of the fp64 result",
+                 f"{run.report['device_name']} has no bf16 (torch.cuda.is_bf16_supported() is False)")
+        return
     bf = torch.bfloat16
-    A, B, X = A64.to(bf), B64.to(bf), X64.to(bf).to(dev)
-    Y_unsplit = reference_mlp(X, A.to(dev), B.to(dev))
-    Y_tp = tp_mlp(X, *shard(A, B, ctx.rank, ctx.world, dev))
+    Ab, Bb, Xb = A.to(bf).to(dev), B.to(bf).to(dev), X.to(bf)
     scale = truth.abs().max().item()
     tol = BF16_ULPS * torch.finfo(bf).eps * scale
-    for n in (1, 2, 4, 8):
+    rows = [(1, "unsplit", max_diff(gelu(Xb @ Ab) @ Bb, truth))]
+    for n in (2, 4, 8):
         # One process adds the N bf16 partials in rank order, as a bf16 all-reduce would.
-        Y_n = sum(partial_mlp(X, *shard(A, B, i, n, dev)) for i in range(n))
-        rep.bf16_errors.append({"N": n, "kind": "simulated", "max_err": max_diff(Y_n, truth.to(dev))})
-    rep.bf16_errors.append({"N": ctx.world, "kind": "all_reduce", "max_err": max_diff(Y_tp, truth.to(dev))})
-    rep.bf16_errors.append({"N": 1, "kind": "unsplit", "max_err": max_diff(Y_unsplit, truth.to(dev))})
-    rep.say("bf16 max |error| against the fp64 result (max |Y| = %.3f):" % scale)
-    rep.say("  N  how            max |err|")
-    for row in rep.bf16_errors:
-        rep.say(f"  {row['N']:<2} {row['kind']:<14} {row['max_err']:.2e}")
-    rep.say("Each rank rounds its partial to bf16 before the sum, and every addition of the all-reduce "
-            "rounds again, so more ranks mean more roundings and a different order of additions.")
-    ok = max_diff(Y_tp, Y_unsplit) <= tol
-    rep.check(f"bf16 TP vs unsplit bf16 (|diff| <= {BF16_ULPS} eps * max|Y| = {tol:.3f})", ok,
-              f"max |diff| {max_diff(Y_tp, Y_unsplit):.2e}")
+        Y_n = sum(partial_mlp(Xb, *shard(Ab, Bb, i, n)) for i in range(n))
+        rows.append((n, "split, summed", max_diff(Y_n, truth)))
+    run.data("bf16_errors", [{"N": n, "kind": k, "max_err": e} for n, k, e in rows])
+    run.info(f"bf16 max |error| against fp64 (max |Y| = {scale:.3f}): "
+             + ", ".join(f"N={n} {k} {e:.2e}" for n, k, e in rows))
+    run.expect("bf16", f"bf16 results, unsplit and split, within {BF16_ULPS} eps · max|Y| = {tol:.3f} of fp64",
+               all(e <= tol for _, _, e in rows), f"largest error {max(e for _, _, e in rows):.2e}")
 
 
-def check_backward(ctx, rep):
-    rep.section(3, "backward with f and g")
-    dev = ctx.device
-    A, B = full_weights(D, FF)
-    X = inputs(T, D).to(dev)
-    G = inputs(T, D, seed=SEED + 2).to(dev)  # the gradient arriving from the next layer
-    cols = block(FF, ctx.rank, ctx.world)
+@companion.section("numbers", "The lesson's worked example through a real all-reduce (ranks 0 and 1 are GPU0 and GPU1)")
+def numbers(run):
+    group = run.group2()
+    dev = run.device
+    if group is None:
+        run.expect("partials", "GPU0's and GPU1's partials are the lesson's", True, "not in the example")
+        run.expect("sum", "the all-reduce of the partials is the lesson's Y", True, "not in the example")
+        return
+    X = torch.tensor(EXAMPLE_X, dtype=torch.float64, device=dev)
+    A, B = torch.tensor(EXAMPLE_A, dtype=torch.float64), torch.tensor(EXAMPLE_B, dtype=torch.float64)
+    A_i, B_i = (t.to(dev) for t in shard(A, B, run.rank, 2))
+    parts = gathered(partial_mlp(X, A_i, B_i), group, 2)
+    ok = all(max_diff(p, torch.tensor([e])) <= ROUNDED for p, e in zip(parts, EXAMPLE_PARTIALS))
+    run.expect("partials", "GPU0's and GPU1's partials are the lesson's (0.841, 1.955) and (0.841, 0.841)", ok,
+               f"all_gather gave GPU0 {fmt(parts[0])}, GPU1 {fmt(parts[1])}")
+    Y = tp_mlp(X, A_i, B_i, group=group)
+    run.expect("sum", "the all-reduce of the partials is the lesson's Y = (1.682, 2.796)",
+               max_diff(Y, torch.tensor([EXAMPLE_Y])) <= ROUNDED, f"all_reduce gave {fmt(Y)} on this rank")
 
-    Xr, Ar, Br = (t.clone().to(dev).requires_grad_() for t in (X, A, B))
+
+@companion.section("forward", "Forward: one all-reduce of the Y_i gives the unsplit GeLU(XA)B")
+def forward(run):
+    dev = run.device
+    A64, B64 = full_weights(D, FF)
+    X64 = inputs(T, D)
+    for dtype, key, tolerances in ((torch.float64, "fp64", {"rtol": 1e-12, "atol": 1e-12}),
+                                   (torch.float32, "fp32", {})):
+        A, B, X = A64.to(dtype), B64.to(dtype), X64.to(dtype).to(dev)
+        expected = reference_mlp(X, A.to(dev), B.to(dev))
+        got = tp_mlp(X, *(t.to(dev) for t in shard(A, B, run.rank, run.world)))
+        ok, detail = compare(got, expected, **tolerances)
+        rule = "rtol = atol = 1e-12" if tolerances else "assert_close's fp32 tolerances"
+        run.expect(key, f"{key} TP output equals the unsplit one ({rule})", ok, detail)
+
+    # The column-parallel half: no sum crosses a rank, so each entry is the same dot product over D.
+    # Bitwise equality would follow only if the BLAS picked the same kernel for both shapes.
+    A, X = A64.float(), X64.float().to(dev)
+    A_i, _ = shard(A, B64.float(), run.rank, run.world)
+    ok, detail = compare(gelu(X @ A_i.to(dev)), gelu_formula(X @ A.to(dev))[:, block(FF, run.rank, run.world)])
+    run.expect("column-half", "fp32 GeLU(X A_i) equals column block i of GeLU(XA)", ok, detail)
+
+    if not measure.bf16_supported(dev):
+        run.skip("bf16", "bf16 TP output within a few eps of unsplit bf16",
+                 f"{run.report['device_name']} has no bf16 (torch.cuda.is_bf16_supported() is False)")
+        return
+    bf = torch.bfloat16
+    A, B, X = A64.to(bf), B64.to(bf), X64.to(bf).to(dev)
+    unsplit = gelu_formula(X.double() @ A.double().to(dev)).to(bf) @ B.to(dev)
+    got = tp_mlp(X, *(t.to(dev) for t in shard(A, B, run.rank, run.world)))
+    tol = BF16_ULPS * torch.finfo(bf).eps * unsplit.abs().max().item()
+    ok, detail = compare(got, unsplit, rtol=0, atol=tol)
+    run.expect("bf16", f"bf16 TP output within {BF16_ULPS} eps · max|Y| of unsplit bf16 (atol {tol:.3f})", ok, detail)
+
+
+def reference_grads(X, A, B, G):
+    Xr, Ar, Br = (t.clone().requires_grad_() for t in (X, A, B))
     (reference_mlp(Xr, Ar, Br) * G).sum().backward()
-
-    results = {}
-    for with_f in (True, False):
-        Xt = X.clone().requires_grad_()
-        A_i, B_i = (t.requires_grad_() for t in shard(A, B, ctx.rank, ctx.world, dev))
-        (tp_mlp(Xt, A_i, B_i, with_f=with_f) * G).sum().backward()
-        results[with_f] = (Xt.grad, A_i.grad, B_i.grad)
-
-    dX, dA_i, dB_i = results[True]
-    rep.check("with f: dA_i = dA[:, block i] on every rank", close(dA_i, Ar.grad[:, cols]),
-              f"max |diff| {max_diff(dA_i, Ar.grad[:, cols]):.1e}")
-    rep.check("with f: dB_i = dB[block i, :] on every rank", close(dB_i, Br.grad[cols, :]),
-              f"max |diff| {max_diff(dB_i, Br.grad[cols, :]):.1e}")
-    rep.check("with f: dX = reference dX on every rank", close(dX, Xr.grad),
-              f"max |diff| {max_diff(dX, Xr.grad):.1e}")
-
-    dX, dA_i, dB_i = results[False]
-    rep.check("without f: dA_i, dB_i still right", close(dA_i, Ar.grad[:, cols]) and close(dB_i, Br.grad[cols, :]),
-              f"max |diff| {max(max_diff(dA_i, Ar.grad[:, cols]), max_diff(dB_i, Br.grad[cols, :])):.1e}")
-    summed = all_reduce_sum(dX.clone())
-    rep.check("without f: dX is wrong (only this rank's share)", not close(dX, Xr.grad) and close(summed, Xr.grad),
-              f"max |dX - reference| {max_diff(dX, Xr.grad):.2e}; after summing over ranks "
-              f"{max_diff(summed, Xr.grad):.1e}. The layer before would train on a partial gradient.")
+    return Xr.grad, Ar.grad, Br.grad
 
 
-class MLP(torch.nn.Module):
-    """The same MLP as torch modules; nn.Linear stores weight as (out, in), i.e. A.T and B.T."""
-
-    def __init__(self, A, B):
-        super().__init__()
-        self.up = torch.nn.Linear(A.shape[0], A.shape[1], bias=False, dtype=A.dtype)
-        self.down = torch.nn.Linear(B.shape[0], B.shape[1], bias=False, dtype=B.dtype)
-        with torch.no_grad():
-            self.up.weight.copy_(A.T)
-            self.down.weight.copy_(B.T)
-
-    def forward(self, x):
-        return self.down(F.gelu(self.up(x), approximate="tanh"))
-
-
-def dtensor_mlp(ctx, A, B):
-    """The MLP sharded by PyTorch's tensor-parallel API on a 1-D mesh of all ranks."""
-    from torch.distributed.device_mesh import init_device_mesh
-    from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, parallelize_module
-
-    mesh = init_device_mesh(ctx.device.type, (ctx.world,), mesh_dim_names=("tp",))
-    model = MLP(A, B).to(ctx.device)
-    return parallelize_module(model, mesh, {"up": ColwiseParallel(), "down": RowwiseParallel()})
-
-
-def check_dtensor(ctx, rep):
-    rep.section(4, "PyTorch's tensor-parallel API (ColwiseParallel, RowwiseParallel)")
-    dev = ctx.device
+@companion.section("backward", "Backward with f and g: every rank gets the full dL/dX and its slices of dA, dB")
+def backward(run):
+    dev = run.device
     A, B = full_weights(D, FF)
-    X = inputs(T, D).to(dev)
-    G = inputs(T, D, seed=SEED + 2).to(dev)
-    cols = block(FF, ctx.rank, ctx.world)
-    Xr, Ar, Br = (t.clone().to(dev).requires_grad_() for t in (X, A, B))
-    Y_ref = reference_mlp(Xr, Ar, Br)
-    (Y_ref * G).sum().backward()
+    X, G = inputs(T, D).to(dev), inputs(T, D, seed=SEED + 2).to(dev)  # G: the gradient from the next layer
+    dX, dA, dB = reference_grads(X, A.to(dev), B.to(dev), G)
+    cols = block(FF, run.rank, run.world)
 
-    model = dtensor_mlp(ctx, A, B)
+    def tp_grads(with_f):
+        Xt = X.clone().requires_grad_()
+        A_i, B_i = (t.to(dev).requires_grad_() for t in shard(A, B, run.rank, run.world))
+        (tp_mlp(Xt, A_i, B_i, with_f=with_f) * G).sum().backward()
+        return Xt.grad, A_i.grad, B_i.grad
+
+    got_dX, got_dA, got_dB = tp_grads(with_f=True)
+    run.expect("dA", "dL/dA_i is column block i of the unsplit dL/dA", *compare(got_dA, dA[:, cols]))
+    run.expect("dB", "dL/dB_i is row block i of the unsplit dL/dB", *compare(got_dB, dB[cols, :]))
+    run.expect("dX", "dL/dX (after f's all-reduce) is the unsplit dL/dX on every rank", *compare(got_dX, dX))
+
+    # Without f the weight gradients stay right (the mistake is easy to miss), but dL/dX is only
+    # this rank's share: summing the shares over ranks is exactly what f's backward does.
+    share, share_dA, share_dB = tp_grads(with_f=False)
+    summed = all_reduce_sum(share.clone())
+    weights_ok = compare(share_dA, dA[:, cols])[0] and compare(share_dB, dB[cols, :])[0]
+    local_differs = not compare(share, dX)[0]
+    sum_ok, sum_detail = compare(summed, dX)
+    run.expect("without-f", "without f, dL/dX on a rank is only its share (the sum over ranks is the right one)",
+               weights_ok and local_differs and sum_ok,
+               f"weights right: {weights_ok}; share differs from dL/dX by {max_diff(share, dX):.2e}; "
+               f"sum over ranks: {sum_detail}")
+
+
+@companion.section("dtensor", "PyTorch's tensor-parallel API (ColwiseParallel, RowwiseParallel) agrees")
+def dtensor(run):
+    dev = run.device
+    A, B = full_weights(D, FF)
+    X, G = inputs(T, D).to(dev), inputs(T, D, seed=SEED + 2).to(dev)
+    dX, dA, dB = reference_grads(X, A.to(dev), B.to(dev), G)
+    cols = block(FF, run.rank, run.world)
+    model = dtensor_mlp(dev, run.world, A, B)
     Xt = X.clone().requires_grad_()
     Y = model(Xt)
     (Y * G).sum().backward()
-    up_local = model.up.weight.to_local()  # (F/N, D): this rank's rows of A.T
-    rep.say(f"up.weight {model.up.weight.placements}, local {tuple(up_local.shape)}; "
-            f"down.weight {model.down.weight.placements}, local {tuple(model.down.weight.to_local().shape)}")
-    rep.check("DTensor output = unsplit Y", close(Y, Y_ref), f"max |diff| {max_diff(Y, Y_ref):.1e}")
-    dA_i = model.up.weight.grad.to_local().T
-    dB_i = model.down.weight.grad.to_local().T
-    rep.check("DTensor local grads = dA[:, block i], dB[block i, :]",
-              close(dA_i, Ar.grad[:, cols]) and close(dB_i, Br.grad[cols, :]),
-              f"max |diff| {max(max_diff(dA_i, Ar.grad[:, cols]), max_diff(dB_i, Br.grad[cols, :])):.1e}")
-    rep.check("DTensor dX = reference dX", close(Xt.grad, Xr.grad), f"max |diff| {max_diff(Xt.grad, Xr.grad):.1e}")
-    return model
+    run.info(f"up.weight {model.up.weight.placements}, local {tuple(model.up.weight.to_local().shape)}; "
+             f"down.weight {model.down.weight.placements}, local {tuple(model.down.weight.to_local().shape)}")
+    run.expect("output", "the DTensor model's output equals the unsplit Y", *compare(Y, reference_mlp(X, A.to(dev), B.to(dev))))
+    ok_a, detail_a = compare(model.up.weight.grad.to_local().T, dA[:, cols])
+    ok_b, detail_b = compare(model.down.weight.grad.to_local().T, dB[cols, :])
+    run.expect("grads", "its local weight gradients are dA[:, block i] and dB[block i, :]", ok_a and ok_b,
+               f"dA: {detail_a}; dB: {detail_b}")
+    run.expect("dX", "its dL/dX equals the unsplit one", *compare(Xt.grad, dX))
 
 
-def check_row_split(ctx, rep):
-    rep.section(5, "the row-split counterexample: a nonlinearity must wait for the sum")
-    x = torch.tensor(ROW_X, dtype=torch.float64, device=ctx.device)
-    W = torch.tensor(ROW_W, dtype=torch.float64, device=ctx.device)
-    parts = [x[2 * i:2 * i + 2] @ W[2 * i:2 * i + 2] for i in range(2)]
-    rep.check("partials of the two GPUs", [p.tolist() for p in parts] == list(ROW_PARTIALS),
-              f"{ints(parts[0])} and {ints(parts[1])} vs lesson [4, 3] and [-9, 3]")
-    if len(ROW_X) % ctx.world == 0:
-        rows = block(len(ROW_X), ctx.rank, ctx.world)
-        total = all_reduce_sum(x[rows] @ W[rows])
-        rep.check("all_reduce of row blocks over all N ranks = xW", total.tolist() == ROW_SUM == (x @ W).tolist(),
-                  f"N = {ctx.world}: {ints(total)} vs lesson [-5, 6]")
-        relu_before = all_reduce_sum(torch.relu(x[rows] @ W[rows]))
-        gelu_before = all_reduce_sum(F.gelu(x[rows] @ W[rows], approximate="tanh"))
+@companion.section("rowsplit", "The row-split counterexample: a nonlinearity must wait for the sum")
+def rowsplit(run):
+    dev = run.device
+    x, W = torch.tensor(ROW_X, dtype=torch.float64, device=dev), torch.tensor(ROW_W, dtype=torch.float64, device=dev)
+    group = run.group2()
+    if group is not None:
+        x_i, W_i = row_shard(x, W, run.rank, 2)
+        partial = x_i @ W_i
+        parts = gathered(partial, group, 2)
+        total = all_reduce_sum(partial.clone(), group)
+        relu_before = all_reduce_sum(torch.relu(partial), group)
+        ok_parts = [p.tolist() for p in parts] == list(ROW_PARTIALS)
+        ok_after, ok_before = torch.relu(total).tolist() == ROW_RELU_AFTER, relu_before.tolist() == ROW_RELU_BEFORE
+        parts_detail = f"all_gather gave {ints(parts[0])} and {ints(parts[1])}"
+        after_detail, before_detail = f"got {ints(torch.relu(total))}", f"got {ints(relu_before)}"
+        gelu_before = all_reduce_sum(gelu(partial), group)
+        run.info(f"GeLU too: after the sum {fmt(gelu(total))}, before it {fmt(gelu_before)}")
     else:
-        total = parts[0] + parts[1]
-        relu_before = torch.relu(parts[0]) + torch.relu(parts[1])
-        gelu_before = F.gelu(parts[0], approximate="tanh") + F.gelu(parts[1], approximate="tanh")
-    relu_after = torch.relu(total)
-    rep.check("ReLU after the sum", relu_after.tolist() == ROW_RELU_AFTER, f"{ints(relu_after)} vs lesson [0, 6]")
-    two_way_before = (torch.relu(parts[0]) + torch.relu(parts[1])).tolist()
-    rep.check("ReLU before the sum (wrong) on 2 GPUs", two_way_before == ROW_RELU_BEFORE,
-              f"{ints(torch.tensor(two_way_before))} vs lesson [4, 6]; over N = {ctx.world} ranks: {ints(relu_before)}")
-    gelu_after = F.gelu(total, approximate="tanh")
-    rep.check("GeLU: before the sum differs from after", not close(gelu_before, gelu_after),
-              f"after {fmt(gelu_after)}, before {fmt(gelu_before)}")
+        ok_parts = ok_after = ok_before = True
+        parts_detail = after_detail = before_detail = "not in the example"
+    run.expect("partials", "GPU0's and GPU1's partials are [4, 3] and [-9, 3]", ok_parts, parts_detail)
+    run.expect("relu-after", "ReLU after the all-reduce gives [0, 6]", ok_after, after_detail)
+    run.expect("relu-before", "ReLU before the all-reduce gives the wrong [4, 6]", ok_before, before_detail)
+    if len(ROW_X) % run.world:
+        run.skip("sum", f"the all-reduce of the row blocks over all {run.world} ranks is xW = [-5, 6]",
+                 f"{len(ROW_X)} rows do not split over N = {run.world}")
+        return
+    x_i, W_i = row_shard(x, W, run.rank, run.world)
+    total = all_reduce_sum(x_i @ W_i)
+    run.expect("sum", f"the all-reduce of the row blocks over all {run.world} ranks is xW = [-5, 6]",
+               total.tolist() == ROW_SUM == (x @ W).tolist(), f"got {ints(total)}")
 
 
-def check_communication(ctx, rep, dtensor_model):
-    rep.section(6, "communication in one forward and backward")
-    from torch.distributed.tensor.debug import CommDebugMode
-
-    dev = ctx.device
+@companion.section("comm", "Communication: what one forward and backward sends")
+def comm(run):
+    dev, n = run.device, run.world
     A, B = full_weights(D, FF, dtype=torch.float32)
     X = inputs(T, D, dtype=torch.float32).to(dev).requires_grad_()
-    A_i, B_i = (t.requires_grad_() for t in shard(A, B, ctx.rank, ctx.world, dev))
+    A_i, B_i = (t.to(dev).requires_grad_() for t in shard(A, B, run.rank, n))
+    Y, fwd = measure.collectives(lambda: tp_mlp(X, A_i, B_i))
+    _, bwd = measure.collectives(lambda: Y.sum().backward())
+    run.expect("counts", "CommDebugMode: one all-reduce in the forward pass (g), one in the backward pass (f)",
+               fwd.counts == {"all_reduce": 1} and bwd.counts == {"all_reduce": 1},
+               f"forward {fwd.counts}, backward {bwd.counts}")
 
-    def count(run):
-        with CommDebugMode() as mode:
-            out = run()
-        return out, {str(op).split(".")[-1]: n for op, n in mode.get_comm_counts().items()}
+    payload = T * D * X.element_size()
+    sizes = [c.nbytes for c in fwd.calls + bwd.calls]
+    run.expect("payload", f"each all-reduce carries T·D·4 = {T}·{D}·4 = {payload} B (the size of Y, then of dL/dX)",
+               sizes == [payload, payload], f"the collectives received {sizes} B")
 
-    COMM_LOG.clear()
-    Y, fwd = count(lambda: tp_mlp(X, A_i, B_i))
-    fwd_log = list(COMM_LOG)
-    COMM_LOG.clear()
-    _, bwd = count(lambda: Y.sum().backward())
-    bwd_log = list(COMM_LOG)
-    elems = T * D
-    rep.say(f"f/g model: forward collectives {fwd}, backward {bwd}; all_reduce sizes forward "
-            f"{[n for _, n, _ in fwd_log]}, backward {[n for _, n, _ in bwd_log]} elements")
-    rep.check("f/g model: 1 all-reduce forward, 1 backward, T*D elements each",
-              sum(fwd.values()) == 1 and sum(bwd.values()) == 1
-              and [n for _, n, _ in fwd_log] == [elems] and [n for _, n, _ in bwd_log] == [elems],
-              f"forward {sum(fwd.values())}, backward {sum(bwd.values())}, T*D = {T}*{D} = {elems}")
+    # What a ring all-reduce puts on the wire: run one with send/recv and count the bytes sent.
+    partial = partial_mlp(X.detach(), A_i.detach(), B_i.detach())
+    summed, sent = measure.ring_all_reduce(partial)
+    expected = measure.ring_bytes(partial.numel() * partial.element_size(), n)
+    ok_sum, sum_detail = compare(summed, all_reduce_sum(partial.clone()))
+    run.expect("ring", f"a ring all-reduce sends 2(N-1)/N · T·D·4 = 2·{n - 1}/{n} · {payload} = {expected:.0f} B per rank",
+               ok_sum and sent == expected, f"measured {sent} B sent by this rank; its sum vs dist.all_reduce: {sum_detail}")
+    run.info(f"per training step (forward and backward) each rank sends {2 * sent} B, whatever the width F/N of its "
+             f"shard: communication does not shrink with N the way compute does")
 
     Xd = inputs(T, D).to(dev).requires_grad_()
-    Yd, dfwd = count(lambda: dtensor_model(Xd))
-    _, dbwd = count(lambda: Yd.sum().backward())
-    rep.check("DTensor model: 1 all-reduce forward, 1 backward (CommDebugMode)",
-              dfwd == {"all_reduce": 1} and dbwd == {"all_reduce": 1}, f"forward {dfwd}, backward {dbwd}")
-
-    n = ctx.world
-    payload = elems * X.element_size()
-    ring = 2 * (n - 1) / n * payload
-    rep.say(f"payload T*D*4 bytes = {payload} B; a ring all-reduce sends (and receives) 2(N-1)/N of it per rank: "
-            f"2*{n - 1}/{n} * {payload} = {ring:.0f} B, twice per step (forward and backward)")
-    sent = [nbytes for _, _, nbytes in fwd_log + bwd_log]
-    rep.check("bytes per all-reduce = T*D*element size", sent == [payload, payload], f"{sent} vs {payload} each")
+    model = dtensor_mlp(dev, n, *full_weights(D, FF))
+    Yd, dfwd = measure.collectives(lambda: model(Xd))
+    _, dbwd = measure.collectives(lambda: Yd.sum().backward())
+    run.expect("dtensor-counts", "CommDebugMode on the DTensor model: one all-reduce forward, one backward",
+               dfwd.counts == {"all_reduce": 1} and dbwd.counts == {"all_reduce": 1},
+               f"forward {dfwd.counts}, backward {dbwd.counts}")
 
 
-def check_memory(ctx, rep):
-    rep.section(7, "memory: each rank holds 1/N of the weights")
+@companion.section("memory", "Memory per rank: 1/N of the weights, and the activations of its shard")
+def memory(run):
+    dev, n = run.device, run.world
     A, B = full_weights(D, FF, dtype=torch.float32)
-    whole = A.nbytes + B.nbytes
-    if ctx.device.type == "cuda":
-        torch.cuda.synchronize(ctx.device)
-        torch.cuda.reset_peak_memory_stats(ctx.device)
-        before = torch.cuda.memory_allocated(ctx.device)
-        A_i, B_i = shard(A, B, ctx.rank, ctx.world, ctx.device)
-        held = torch.cuda.max_memory_allocated(ctx.device) - before
-        how = "torch.cuda.max_memory_allocated growth"
+    size = A.element_size()
+    weights = 2 * D * (FF // n) * size
+    if dev.type == "cuda":
+        # The allocator rounds each block up to 512 bytes.
+        (A_i, B_i), held = measure.cuda_allocated(lambda: tuple(t.to(dev) for t in shard(A, B, run.rank, n)), dev)
+        how, slack = "torch.cuda.memory_allocated growth", 2 * 512
     else:
-        A_i, B_i = shard(A, B, ctx.rank, ctx.world, ctx.device)
-        held = A_i.untyped_storage().nbytes() + B_i.untyped_storage().nbytes()
-        how = "storage bytes of A_i and B_i"
-    cols = block(FF, ctx.rank, ctx.world)
-    pinned = A[:, cols].untyped_storage().nbytes() + B[cols, :].untyped_storage().nbytes()
-    rep.say(f"full A and B: {whole} B; rank 0 shard: A_i {tuple(A_i.shape)}, B_i {tuple(B_i.shape)}; {how}: {held} B. "
-            f"(Plain slices A[:, block], B[block, :] would still pin {pinned} B: views share the full storage.)")
-    rep.check("weights per rank = 1/N of the whole", held == whole // ctx.world,
-              f"{held} B vs {whole} / {ctx.world} = {whole // ctx.world} B")
+        A_i, B_i = shard(A, B, run.rank, n)
+        held, how, slack = measure.storage_bytes(A_i, B_i), "storage kept alive by A_i and B_i", 0
+    run.expect("weights", f"weights per rank: 2·D·F/N·4 = 2·{D}·{FF}/{n}·4 = {weights} B (1/N of {2 * D * FF * size} B)",
+               weights <= held <= weights + slack, f"{how}: {held} B")
+
+    X = inputs(T, D, dtype=torch.float32).to(dev)
+    A_i, B_i = A_i.requires_grad_(), B_i.requires_grad_()
+    _, saved = measure.saved_bytes(lambda: tp_mlp(X, A_i, B_i), exclude=(A_i, B_i))
+    kept = (T * D + 2 * T * (FF // n)) * size
+    run.expect("activations", f"activations kept for backward: (T·D + 2·T·F/N)·4 = ({T}·{D} + 2·{T}·{FF}/{n})·4 = {kept} B "
+               "(X, XA_i and GeLU(XA_i))", saved == kept, f"autograd saved {saved} B besides the weights")
+    run.info(f"one device would keep {2 * D * FF * size} B of weights and {(T * D + 2 * T * FF) * size} B of activations")
 
 
-def _synced(device):
-    if device.type == "cuda":
-        torch.cuda.synchronize(device)
+def timed_step(X, A, B, step):
+    """One forward+backward of `step`, with fresh gradients."""
+    A.grad = B.grad = None
+    step(X, A, B).sum().backward()
 
 
-def median_ms(step, device, warmup, repeats):
-    for _ in range(warmup):
-        step()
-    _synced(device)
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        step()
-        _synced(device)
-        times.append((time.perf_counter() - start) * 1e3)
-    return statistics.median(times)
-
-
-def check_timing(ctx, rep, sizes, tokens, warmup, repeats):
-    rep.section(8, "timing: median forward and forward+backward after warm-up")
-    dev = ctx.device
-    finite = True
+@companion.section("timing", "Timing: median forward+backward, N ranks against one device with the same threads")
+def timing(run):
+    dev, n = run.device, run.world
+    default_sizes, default_tokens = TIMING_DEFAULTS[dev.type]
+    sizes, tokens = run.options["timing_sizes"] or default_sizes, run.options["timing_tokens"] or default_tokens
+    warmup, repeats = run.options["warmup"], run.options["repeats"]
+    threads = measure.threads_per_rank(n)
+    rows = []
     for d in sizes:
         f = 4 * d
         A, B = full_weights(d, f, dtype=torch.float32)
         X = inputs(tokens, d, dtype=torch.float32).to(dev)
-        A_i, B_i = (t.requires_grad_() for t in shard(A, B, ctx.rank, ctx.world, dev))
-        row = {"N": ctx.world, "D": d, "F": f, "T": tokens}
-        # The single-device baseline runs on rank 0 alone, with all the cores the N ranks share.
-        if ctx.rank == 0:
+        base = torch.zeros(2, dtype=torch.float64, device=dev)  # median ms and threads, from rank 0
+        if run.rank == 0:
+            # The one-device baseline runs alone (the other ranks wait) with one rank's threads.
             Af, Bf = A.to(dev).requires_grad_(), B.to(dev).requires_grad_()
-            threads = torch.get_num_threads()
-            if dev.type == "cpu":
-                torch.set_num_threads(min(threads * ctx.world, os.cpu_count() or 1))
-            row["ref_fwd_ms"] = median_ms(lambda: reference_mlp(X, Af, Bf), dev, warmup, repeats)
-            row["ref_fwdbwd_ms"] = median_ms(lambda: reference_mlp(X, Af, Bf).sum().backward(), dev, warmup, repeats)
-            torch.set_num_threads(threads)
-        dist.barrier()
-        row["tp_fwd_ms"] = median_ms(lambda: tp_mlp(X, A_i, B_i), dev, warmup, repeats)
-        row["tp_fwdbwd_ms"] = median_ms(lambda: tp_mlp(X, A_i, B_i).sum().backward(), dev, warmup, repeats)
-        # Every rank's time counts: the step is as slow as the slowest rank.
-        slowest = torch.tensor([row["tp_fwd_ms"], row["tp_fwdbwd_ms"]], dtype=torch.float64, device=dev)
-        dist.all_reduce(slowest, op=dist.ReduceOp.MAX)
-        row["tp_fwd_ms"], row["tp_fwdbwd_ms"] = slowest.tolist()
-        if ctx.rank == 0:
-            row["speedup_fwdbwd"] = row["ref_fwdbwd_ms"] / row["tp_fwdbwd_ms"]
-            finite = finite and all(math.isfinite(v) and v > 0 for k, v in row.items() if k.endswith("_ms"))
-            rep.timing.append(row)
-    rep.say(timing_table(rep.timing))
-    rep.say("Megatron-LM, strong scaling on GPUs: " +
-            ", ".join(f"{n} GPU{'s' if n > 1 else ''} {s}x" for n, s in MEGATRON_SPEEDUP.items()))
-    if dev.type == "cpu":
-        rep.say("On CPU, gloo makes TP slower rather than faster: the unsplit run already uses every core, so "
-                "splitting adds no compute, while each all-reduce copies the activations through the loopback "
-                "network stack, on the same cores. GPUs gain because each one brings its own compute and "
-                "memory, and NVLink makes the all-reduce cheap next to the matmuls.")
-    rep.check("timings measured (no speed is asserted: see the table)", finite,
-              f"{len(sizes)} sizes, {warmup} warm-up + {repeats} timed steps each")
+            with measure.cpu_threads(threads):
+                t = measure.time_ms(lambda: timed_step(X, Af, Bf, reference_mlp), dev, warmup, repeats)
+            base[0], base[1] = t.median_ms, t.threads
+        dist.broadcast(base, 0)
+        A_i, B_i = (t.to(dev).requires_grad_() for t in shard(A, B, run.rank, n))
+        tp = measure.time_ms(lambda: timed_step(X, A_i, B_i, tp_mlp), dev, warmup, repeats)
+        slowest = torch.tensor([tp.median_ms], dtype=torch.float64, device=dev)
+        dist.all_reduce(slowest, op=dist.ReduceOp.MAX)  # a step is as slow as its slowest rank
+        rows.append({"N": n, "D": d, "F": f, "T": tokens, "one_device_ms": base[0].item(), "tp_ms": slowest.item(),
+                     "speedup": base[0].item() / slowest.item(), "baseline_threads": int(base[1].item()),
+                     "rank_threads": tp.threads, "device": dev.type})
+    for row in rows:
+        run.data("timing", row)
+    run.info(timing_table(rows))
+    run.info(timing_verdict(rows))
+
+    if dev.type == "cuda":
+        run.skip("threads", "the one-device baseline and each rank use the same CPU threads", "on GPUs the device computes")
+        bound = n
+    else:
+        same = all(r["baseline_threads"] == r["rank_threads"] == threads for r in rows)
+        run.expect("threads", f"the one-device baseline and each rank use the same CPU threads ({threads})", same,
+                   ", ".join(f"D={r['D']}: baseline {r['baseline_threads']}, ranks {r['rank_threads']}" for r in rows))
+        bound = min(n * threads, os.cpu_count() or 1) / threads  # N processes cannot use more cores than there are
+    worst = max(r["speedup"] for r in rows)
+    run.expect("bound", f"no speedup above the compute available: {bound:g}x (· {SPEEDUP_SLACK} for caches)",
+               worst <= bound * SPEEDUP_SLACK, f"largest speedup {worst:.2f}x")
 
 
 def timing_table(rows):
-    lines = [" N     D     F    T  ref fwd ms  TP fwd ms  ref f+b ms  TP f+b ms  speedup f+b"]
+    lines = [" N      D      F     T  one device ms   TP ms  speedup"]
     for r in rows:
-        lines.append(f"{r['N']:>2} {r['D']:>5} {r['F']:>5} {r['T']:>4} {r['ref_fwd_ms']:>11.2f} {r['tp_fwd_ms']:>10.2f}"
-                     f" {r['ref_fwdbwd_ms']:>11.2f} {r['tp_fwdbwd_ms']:>10.2f} {r['speedup_fwdbwd']:>11.2f}x")
+        lines.append(f"{r['N']:>2} {r['D']:>6} {r['F']:>6} {r['T']:>5} {r['one_device_ms']:>14.2f} {r['tp_ms']:>7.2f}"
+                     f" {r['speedup']:>7.2f}x")
     return "\n".join(lines)
 
 
-# Check 8's widths D and token counts T: small on CPU (CI has two cores), large enough on GPUs
-# for the matmuls to outweigh kernel launches, as in Megatron-LM's runs.
-TIMING_SHAPES = {"cpu": ((256, 512), 64), "cuda": ((1024, 4096), 2048)}
+def timing_verdict(rows):
+    """What the measured numbers say, and only that."""
+    faster = [r for r in rows if r["speedup"] > 1.05]
+    slower = [r for r in rows if r["speedup"] < 0.95]
+    parts = []
+    if faster:
+        parts.append("faster than one device at D = " + ", ".join(f"{r['D']} ({r['speedup']:.2f}x)" for r in faster))
+    if slower:
+        parts.append("slower at D = " + ", ".join(f"{r['D']} ({r['speedup']:.2f}x)" for r in slower))
+    even = [r for r in rows if r not in faster and r not in slower]
+    if even:
+        parts.append("about even at D = " + ", ".join(f"{r['D']}" for r in even))
+    return f"Measured here with N = {rows[0]['N']}: TP was " + "; ".join(parts) + "."
 
 
-def run_checks(ctx, sizes=None, tokens=None, warmup=3, repeats=10):
-    """All eight checks on this rank; every rank must call it. Returns rank 0's report."""
-    default_sizes, default_tokens = TIMING_SHAPES[ctx.device.type]
-    sizes, tokens = sizes or default_sizes, tokens or default_tokens
-    if ctx.world < 2:
-        raise ValueError("tensor parallelism needs at least 2 ranks (torchrun --nproc_per_node=2 or more)")
-    if FF % ctx.world:
-        raise ValueError(f"the hidden size F = {FF} must be divisible by the number of ranks N = {ctx.world}")
-    torch.manual_seed(SEED)
-    rep = Report(ctx)
-    check_lesson_numbers(ctx, rep)
-    check_forward(ctx, rep)
-    check_backward(ctx, rep)
-    dtensor_model = check_dtensor(ctx, rep)
-    check_row_split(ctx, rep)
-    check_communication(ctx, rep, dtensor_model)
-    check_memory(ctx, rep)
-    check_timing(ctx, rep, sizes, tokens, warmup, repeats)
-    if ctx.rank == 0:
-        rep.say("\n" + summary_table([rep.to_dict()]))
-    return rep.to_dict()
-
-
-def summary_table(reports):
-    """One line per check and one column per world size, PASS or FAIL."""
-    worlds = [r["world"] for r in reports]
-    names = []
-    for r in reports:
-        for c in r["checks"]:
-            key = (c["number"], c["name"])
-            if key not in names:
-                names.append(key)
-    names.sort(key=lambda key: key[0])  # stable: checks that only some N ran stay in place
-    header = f"{'#':>2}  {'check':<72}" + "".join(f"  N={w:<4}" for w in worlds)
-    lines = [header, "-" * len(header)]
-    for number, name in names:
-        cells = []
-        for r in reports:
-            verdict = [c["passed"] for c in r["checks"] if (c["number"], c["name"]) == (number, name)]
-            cells.append("  " + ("PASS" if verdict and verdict[0] else "FAIL" if verdict else "-").ljust(6))
-        lines.append(f"{number:>2}  {name[:72]:<72}" + "".join(cells))
-    total = sum(len(r["checks"]) for r in reports)
-    failed = sum(not c["passed"] for r in reports for c in r["checks"])
-    lines.append(f"{total - failed} of {total} checks passed" + ("" if not failed else f", {failed} FAILED"))
-    return "\n".join(lines)
-
-
-def show(reports, number):
-    """Print what rank 0 reported for one check, for every world size that ran."""
-    for r in reports:
-        print(f"--- N = {r['world']} ({r['device']}): {r['titles'][str(number)]}")
-        for c in r["checks"]:
-            if c["number"] == number:
-                print("\n".join(c["lines"]))
-
-
-def failures(reports):
-    return [f"N={r['world']} check {c['number']}: {c['name']}" for r in reports for c in r["checks"] if not c["passed"]]
-
-
-# ---- process set-up ----------------------------------------------------------------------------
-
-
-def choose_backend():
-    """NCCL with one process per GPU when there are at least two GPUs; otherwise gloo on CPU."""
-    if torch.cuda.is_available() and torch.cuda.device_count() >= 2:
-        return "nccl", torch.cuda.device_count()
-    return "gloo", 0
-
-
-def device_for(backend, local_rank):
-    if backend == "nccl":
-        torch.cuda.set_device(local_rank)
-        return torch.device("cuda", local_rank)
-    return torch.device("cpu")
-
-
-def worker(rank, world, backend, port, out_path, options):
-    """Entry point of one spawned process (the notebook's launcher)."""
-    if backend == "gloo":
-        # N processes share the machine's cores; one thread each avoids oversubscription.
-        torch.set_num_threads(max(1, (os.cpu_count() or 1) // world))
-    device = device_for(backend, rank)
-    dist.init_process_group(backend, init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world,
-                            device_id=device if backend == "nccl" else None)
-    try:
-        ctx = Ctx(rank, world, device, echo=False)
-        report = run_checks(ctx, **options)
-        if rank == 0:
-            with open(out_path, "w") as fh:
-                json.dump(report, fh)
-    finally:
-        dist.destroy_process_group()
-    exit_now(0)
-
-
-def exit_now(status):
-    """Leave the process without running C++ static destructors. About one run in six on CPU,
-    torch 2.13's gloo teardown aborts *after* destroy_process_group ("terminate called without
-    an active exception") while a background thread is still alive; by then every check has
-    finished and its report is written, so skipping the interpreter's shutdown loses nothing."""
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(status)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def launch(world, backend, **options):
-    """Spawn `world` processes running every check; return rank 0's report."""
-    import torch.multiprocessing as mp
-
-    with tempfile.TemporaryDirectory() as tmp:
-        out_path = os.path.join(tmp, "report.json")
-        mp.spawn(worker, args=(world, backend, free_port(), out_path, options), nprocs=world, join=True)
-        with open(out_path) as fh:
-            return json.load(fh)
-
-
-def plot_speedup(reports):
-    """Speedup of TP forward+backward against N, per size, beside Megatron-LM's GPU figures.
-    Uses matplotlib's object API, so it needs no GUI backend."""
+def plot_speedup(results):
+    """Speedup of forward+backward against N for each width, from this run. Megatron-LM's curve
+    (the full model on GPUs) is drawn only beside GPU measurements."""
     from matplotlib.figure import Figure
 
+    rows = [entry["value"] for entry in results.data("timing")]
     fig = Figure(figsize=(6, 4))
     ax = fig.add_subplot()
-    ns = sorted(MEGATRON_SPEEDUP)
-    ax.plot(ns, [MEGATRON_SPEEDUP[n] for n in ns], "o-", label="Megatron-LM, GPUs (paper)")
-    ax.plot(ns, ns, ":", color="grey", label="ideal")
-    rows = [row for r in reports for row in r["timing"]]
-    for d in sorted({row["D"] for row in rows}):
-        mine = sorted((row["N"], row["speedup_fwdbwd"]) for row in rows if row["D"] == d)
-        ax.plot([1] + [n for n, _ in mine], [1.0] + [s for _, s in mine], "s--",
-                label=f"this run, D={d} ({reports[0]['device']})")
+    ns = sorted({1, *(r["N"] for r in rows)})
+    ax.plot(ns, ns, ":", color="grey", label="ideal (N x)")
+    for d in sorted({r["D"] for r in rows}):
+        mine = sorted((r["N"], r["speedup"]) for r in rows if r["D"] == d)
+        ax.plot([1] + [m for m, _ in mine], [1.0] + [s for _, s in mine], "s--", label=f"this run, D={d}")
+    on_gpu = rows and all(r["device"] == "cuda" for r in rows)
+    if on_gpu:
+        ax.plot(list(MEGATRON_SPEEDUP), list(MEGATRON_SPEEDUP.values()), "o-", label="Megatron-LM paper, full model")
     ax.set_xscale("log", base=2)
-    ax.set_xticks(ns, [str(n) for n in ns])
-    ax.set_title("Tensor-parallel MLP: strong scaling")
+    ax.set_xticks(ns, [str(m) for m in ns])
+    ax.set_title(f"Tensor-parallel MLP on {'GPUs' if on_gpu else 'CPU processes'}: strong scaling")
     ax.set_xlabel("N (ranks)")
-    ax.set_ylabel("speedup of forward+backward vs 1 device")
+    ax.set_ylabel("speedup of forward+backward vs one device")
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
     return fig

@@ -1,0 +1,200 @@
+"""Measuring what a tensor-parallel step does: its collectives and their bytes, the memory it
+keeps, its time; each figure read from the run, for checks to compare with the lesson's formulas."""
+
+import contextlib
+import os
+import statistics
+import time
+from dataclasses import dataclass
+
+import torch
+import torch.distributed as dist
+from torch.utils._python_dispatch import TorchDispatchMode
+
+
+# ---- collectives -------------------------------------------------------------------------------
+
+@dataclass
+class Collective:
+    op: str  # all_reduce, all_gather, reduce_scatter, ...
+    shape: tuple
+    dtype: str
+    nbytes: int  # of the tensor(s) the collective received
+
+
+@dataclass
+class Traffic:
+    counts: dict  # CommDebugMode's count per collective, e.g. {"all_reduce": 1}
+    calls: list  # Collective, in the order they ran
+
+
+# c10d's in-place ops and the functional ones (DTensor's) under the names CommDebugMode reports.
+_NAMES = {"allreduce_": "all_reduce", "allgather_": "all_gather", "_allgather_base_": "all_gather",
+          "reduce_scatter_": "reduce_scatter", "_reduce_scatter_base_": "reduce_scatter",
+          "broadcast_": "broadcast", "alltoall_": "all_to_all", "alltoall_base_": "all_to_all",
+          "all_gather_into_tensor": "all_gather", "reduce_scatter_tensor": "reduce_scatter",
+          "all_to_all_single": "all_to_all", "send": "send", "recv_": "recv"}
+
+
+def _name(op):
+    base = str(op).split(".")[-1] if "." in str(op) else str(op)
+    return _NAMES.get(base, base)
+
+
+class _Recorder(TorchDispatchMode):
+    """Records the input tensors of every collective that goes through the dispatcher (forward
+    and backward: autograd carries the mode to its threads)."""
+
+    def __init__(self):
+        super().__init__()
+        self.calls = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        if func.namespace in ("c10d", "_c10d_functional", "c10d_functional"):
+            first = args[0]
+            tensors = list(first) if isinstance(first, (list, tuple)) else [first]
+            tensors = [t for t in tensors if isinstance(t, torch.Tensor)]
+            if tensors and not func.__name__.startswith(("wait", "barrier", "monitored")):
+                self.calls.append(Collective(_name(func.__name__.split(".")[0]), tuple(tensors[0].shape),
+                                             str(tensors[0].dtype).replace("torch.", ""),
+                                             sum(t.numel() * t.element_size() for t in tensors)))
+        return func(*args, **(kwargs or {}))
+
+
+def collectives(fn):
+    """(result, Traffic): `fn()` run under CommDebugMode (the counts) and a recorder of the
+    tensors each collective received (the sizes)."""
+    from torch.distributed.tensor.debug import CommDebugMode
+
+    with CommDebugMode() as mode, _Recorder() as recorder:
+        result = fn()
+    counts = {}
+    for op, n in mode.get_comm_counts().items():
+        counts[_name(op)] = counts.get(_name(op), 0) + n
+    return result, Traffic(counts, recorder.calls)
+
+
+def ring_bytes(payload, n):
+    """Bytes each rank sends in a ring all-reduce of `payload` bytes over n ranks: the
+    reduce-scatter and the all-gather each pass n-1 chunks of payload/n."""
+    return 2 * (n - 1) / n * payload
+
+
+def ring_all_reduce(tensor):
+    """(sum over ranks, bytes this rank sent): a ring all-reduce written out with send/recv over
+    the default group, counting the bytes at each send. Its result must equal dist.all_reduce's."""
+    rank, n = dist.get_rank(), dist.get_world_size()
+    out = tensor.detach().clone().contiguous()
+    chunks = list(out.view(-1).tensor_split(n))
+    right, left = (rank + 1) % n, (rank - 1) % n
+    sent = 0
+
+    def exchange(send_chunk, recv_into):
+        nonlocal sent
+        # One isend and one irecv per step: on a ring every rank sends right and receives left.
+        ops = [dist.P2POp(dist.isend, send_chunk.contiguous(), right), dist.P2POp(dist.irecv, recv_into, left)]
+        for req in dist.batch_isend_irecv(ops):
+            req.wait()
+        sent += send_chunk.numel() * send_chunk.element_size()
+
+    for step in range(n - 1):  # reduce-scatter: chunk (rank+1) % n ends up summed on this rank
+        incoming = torch.empty_like(chunks[(rank - step - 1) % n])
+        exchange(chunks[(rank - step) % n], incoming)
+        chunks[(rank - step - 1) % n] += incoming
+    for step in range(n - 1):  # all-gather: pass the summed chunks around the ring
+        incoming = torch.empty_like(chunks[(rank - step) % n])
+        exchange(chunks[(rank - step + 1) % n], incoming)
+        chunks[(rank - step) % n].copy_(incoming)
+    return out, sent
+
+
+# ---- memory ------------------------------------------------------------------------------------
+
+def storage_bytes(*tensors):
+    """Bytes of the storages the tensors keep alive, each storage once: a view keeps its whole
+    base, so a slice A[:, block] costs all of A."""
+    seen = {}
+    for t in tensors:
+        storage = t.untyped_storage()
+        seen[storage.data_ptr()] = storage.nbytes()
+    return sum(seen.values())
+
+
+def saved_bytes(fn, exclude=()):
+    """(result, bytes): the storage bytes of the tensors autograd saves for backward while `fn()`
+    runs (the activations a training step keeps), each storage once; `exclude` (the parameters)
+    is not counted."""
+    skip = {t.untyped_storage().data_ptr() for t in exclude}
+    seen = {}
+
+    def pack(t):
+        storage = t.untyped_storage()
+        if storage.data_ptr() not in skip:
+            seen[storage.data_ptr()] = storage.nbytes()
+        return t
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        result = fn()
+    return result, sum(seen.values())
+
+
+def cuda_allocated(fn, device):
+    """(result, bytes): growth of torch.cuda.memory_allocated while `fn()` runs and its result lives."""
+    torch.cuda.synchronize(device)
+    before = torch.cuda.memory_allocated(device)
+    result = fn()
+    torch.cuda.synchronize(device)
+    return result, torch.cuda.memory_allocated(device) - before
+
+
+# ---- time --------------------------------------------------------------------------------------
+
+def threads_per_rank(world):
+    """CPU threads each of `world` processes on this machine gets; a one-device baseline gets the
+    same, so that a speedup compares equal resources per device."""
+    return max(1, (os.cpu_count() or 1) // world)
+
+
+@contextlib.contextmanager
+def cpu_threads(n):
+    """torch's intra-op threads set to n inside the block."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+@dataclass
+class Timing:
+    median_ms: float
+    threads: int  # torch.get_num_threads() inside the timed region
+    repeats: int
+
+
+def time_ms(step, device, warmup, repeats):
+    """The median time of `step()` after `warmup` untimed calls: CUDA events around each call and
+    a synchronize before reading them on GPUs, perf_counter on CPU."""
+    for _ in range(warmup):
+        step()
+    times = []
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+        for _ in range(repeats):
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            step()
+            end.record()
+            torch.cuda.synchronize(device)
+            times.append(start.elapsed_time(end))
+    else:
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            step()
+            times.append((time.perf_counter() - t0) * 1e3)
+    return Timing(statistics.median(times), torch.get_num_threads(), repeats)
+
+
+def bf16_supported(device):
+    return device.type != "cuda" or torch.cuda.is_bf16_supported()

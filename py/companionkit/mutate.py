@@ -1,0 +1,136 @@
+"""The mutation harness: broken copies of a companion, each run through every check, to show that
+the checks it names FAIL (and no other). A lesson adds mutations as data in
+`companion/mutations.toml` (see docs/companion.md); tests/companion/test_mutations.py runs them.
+
+All of a lesson's copies run in one spawn of `world` gloo processes: each copy is imported afresh
+from its own folder, so the cost of starting processes and torch is paid once."""
+
+import importlib
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from .bundle import PACKAGE, SHIPPED_MODULES
+
+
+@dataclass
+class Mutation:
+    name: str
+    file: str  # the lesson's library file name, or companionkit/<module>.py
+    replace: str
+    with_: str
+    fails: list  # check ids or patterns (`*` only)
+    line: int  # where it is declared, for messages
+
+
+class MutationError(ValueError):
+    pass
+
+
+def load(path):
+    """(options, [Mutation]) from a mutations.toml; MutationError with path:line for bad entries."""
+    path = Path(path)
+    text = path.read_text(encoding="utf-8")
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise MutationError(f"{path}: {exc}") from None
+    starts = [i + 1 for i, line in enumerate(text.splitlines()) if line.strip() == "[[mutation]]"]
+    mutations = []
+    for i, entry in enumerate(data.get("mutation", [])):
+        line = starts[i] if i < len(starts) else 1
+        missing = [k for k in ("name", "file", "replace", "with", "fails") if k not in entry]
+        if missing:
+            raise MutationError(f"{path}:{line}: mutation lacks {', '.join(missing)}")
+        if not entry["fails"]:
+            raise MutationError(f"{path}:{line}: {entry['name']!r}: fails must name at least one check")
+        mutations.append(Mutation(entry["name"], entry["file"], entry["replace"], entry["with"],
+                                  list(entry["fails"]), line))
+    return data.get("options", {}), mutations
+
+
+def write_copy(folder, library, mutation=None):
+    """companionkit's shipped modules and the lesson's library in `folder`, with `mutation` applied."""
+    folder = Path(folder)
+    (folder / "companionkit").mkdir(parents=True)
+    for name in SHIPPED_MODULES:
+        shutil.copyfile(PACKAGE / name, folder / "companionkit" / name)
+    shutil.copyfile(library, folder / Path(library).name)
+    if mutation is None:
+        return
+    target = folder / mutation.file
+    if not target.is_file():
+        raise MutationError(f"mutation {mutation.name!r} (line {mutation.line}): no file {mutation.file!r}; "
+                            f"use {Path(library).name!r} or companionkit/<module>.py")
+    text = target.read_text(encoding="utf-8")
+    found = text.count(mutation.replace)
+    if found != 1:
+        raise MutationError(f"mutation {mutation.name!r} (line {mutation.line}): its `replace` text occurs "
+                            f"{found} times in {mutation.file}, it must occur exactly once")
+    target.write_text(text.replace(mutation.replace, mutation.with_), encoding="utf-8")
+
+
+def matches(check_id, patterns):
+    """Whether a check id matches one of the patterns, where only `*` is special (as in wrong/ headers)."""
+    return any(re.fullmatch(".*".join(map(re.escape, p.split("*"))), check_id) for p in patterns)
+
+
+def run(library, mutations, options, world=2):
+    """Reports of the unbroken library (first) and of each mutation, every check run on `world`
+    gloo processes. Each report is rank 0's dict (see results.py), or {"error": text} when the
+    copy could not even be imported."""
+    import torch.multiprocessing as mp
+
+    from .launch import free_port
+
+    module = Path(library).stem
+    with tempfile.TemporaryDirectory() as tmp:
+        folders = []
+        for i, mutation in enumerate([None, *mutations]):
+            folder = Path(tmp) / f"copy{i}"
+            write_copy(folder, library, mutation)
+            folders.append(str(folder))
+        out = os.path.join(tmp, "reports.json")
+        mp.spawn(_worker, args=(world, free_port(), folders, module, out, options), nprocs=world, join=True)
+        with open(out) as fh:
+            return json.load(fh)
+
+
+def _fresh_import(folder, module):
+    for name in [n for n in sys.modules if n == module or n == "companionkit" or n.startswith("companionkit.")]:
+        del sys.modules[name]
+    sys.path.insert(0, folder)
+    try:
+        return importlib.import_module(module)
+    finally:
+        sys.path.remove(folder)
+
+
+def _worker(rank, world, port, folders, module, out, options):
+    import torch.distributed as dist
+
+    from .launch import exit_now, join
+
+    device = join("gloo", rank, world, f"tcp://127.0.0.1:{port}", {"timeout_s": 120, **options})
+    reports = []
+    try:
+        for folder in folders:
+            try:
+                companion = _fresh_import(folder, module).companion
+            except Exception as exc:  # the same on every rank: nothing ran, nothing to agree on
+                reports.append({"error": f"{type(exc).__name__}: {exc}"})
+                continue
+            reports.append(companion.run(rank, world, device, "gloo", options))
+            dist.barrier()
+        if rank == 0:
+            with open(out, "w") as fh:
+                json.dump(reports, fh)
+    finally:
+        dist.destroy_process_group()
+    exit_now(0)

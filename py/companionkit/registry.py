@@ -1,0 +1,150 @@
+"""A companion's checks: sections registered on a Companion, run on every rank, verdicts agreed."""
+
+import time
+import traceback
+from dataclasses import dataclass, field
+
+import torch
+import torch.distributed as dist
+
+DEFAULT_OPTIONS = {"timeout_s": 120}
+
+
+@dataclass
+class Section:
+    id: str
+    title: str
+    fn: object
+    local: bool  # runs no collective, so it may also run alone on one device
+
+
+class Companion:
+    """The checks of one lesson. `module` is the defining module's `__name__`: spawned processes
+    import it afresh to find this object again (as the attribute `companion`)."""
+
+    def __init__(self, module, lesson, options=None):
+        self.module = module
+        self.lesson = lesson
+        self.options = {**DEFAULT_OPTIONS, **(options or {})}
+        self.sections = []
+
+    def section(self, id, title, local=False):
+        if "/" in id or any(s.id == id for s in self.sections):
+            raise ValueError(f"section id {id!r} must be unique and contain no '/'")
+
+        def register(fn):
+            self.sections.append(Section(id, title, fn, local))
+            return fn
+
+        return register
+
+    def run(self, rank, world, device, backend, options=None, echo=False, local_only=False):
+        """Every section (or only the local ones) on this rank; every rank must call it. Returns
+        rank 0's report (a dict, see results.py), None on the other ranks."""
+        options = {**self.options, **(options or {})}
+        started = time.perf_counter()
+        report = {"lesson": self.lesson, "world": world, "backend": backend, "device": str(device),
+                  "device_name": device_name(device), "threads_per_rank": torch.get_num_threads(),
+                  "local_only": local_only, "sections": [], "checks": [], "data": {}}
+        for section in self.sections:
+            if local_only and not section.local:
+                continue
+            run = Run(self, section, rank, world, device, backend, options, report, echo)
+            run.say(f"\n== {section.title} ==")
+            t0 = time.perf_counter()
+            try:
+                section.fn(run)
+                raised = None
+            except Exception as exc:  # a broken section is a failure, reported with its cause
+                raised = f"{type(exc).__name__}: {exc}"
+                if echo:
+                    traceback.print_exc()
+            run.expect("error", "the section ran to its end", raised is None,
+                       "no exception" if raised is None else f"raised {raised}", quiet_pass=True)
+            report["sections"].append({"id": section.id, "title": section.title,
+                                       "seconds": round(time.perf_counter() - t0, 3), "lines": run.lines})
+        report["duration_s"] = round(time.perf_counter() - started, 3)
+        return report if rank == 0 else None
+
+
+def device_name(device):
+    if device.type == "cuda":
+        return torch.cuda.get_device_name(device)
+    import platform
+
+    return f"CPU ({platform.processor() or platform.machine()})"
+
+
+@dataclass
+class Run:
+    """What a section sees: where it runs, its options, and how it reports."""
+
+    companion: Companion
+    section: Section
+    rank: int
+    world: int
+    device: torch.device
+    backend: str
+    options: dict
+    report: dict
+    echo: bool
+    lines: list = field(default_factory=list)
+    _pair: object = None
+
+    @property
+    def distributed(self):
+        return dist.is_available() and dist.is_initialized()
+
+    def say(self, text):
+        if self.rank == 0:
+            self.lines.append(text)
+            if self.echo:
+                print(text, flush=True)
+
+    def info(self, text):
+        """A line of rank 0's output, shown with this section."""
+        self.say(text)
+
+    def data(self, name, value):
+        """JSON-able numbers for the report; rank 0's value is kept (appended under `name`)."""
+        if self.rank == 0:
+            self.report["data"].setdefault(name, []).append(value)
+
+    def expect(self, key, title, ok, detail, quiet_pass=False):
+        """One verdict, `<section>/<key>`: PASS only if `ok` holds on every rank. A quiet pass is
+        agreed but not recorded (the section-ran-to-its-end verdict shows only when it fails)."""
+        failed_ranks = [self.rank] if not ok else []
+        if self.distributed:
+            flags = torch.zeros(self.world, dtype=torch.int32, device=self.device)
+            flags[self.rank] = 0 if ok else 1
+            dist.all_reduce(flags)
+            failed_ranks = [r for r, f in enumerate(flags.tolist()) if f]
+            if failed_ranks and failed_ranks[0] != 0:
+                # Rank 0's detail would describe a success: show the first failing rank's.
+                details = [None] * self.world
+                dist.all_gather_object(details, detail)
+                detail = f"on rank {failed_ranks[0]}: {details[failed_ranks[0]]}"
+        status = "FAIL" if failed_ranks else "PASS"
+        if status == "FAIL" and self.world > 1:
+            detail += f" (failed on rank{'s' * (len(failed_ranks) > 1)} {', '.join(map(str, failed_ranks))})"
+        self._record(key, title, status, detail, quiet=quiet_pass and status == "PASS")
+        return status == "PASS"
+
+    def skip(self, key, title, reason):
+        """A verdict that cannot be taken here, said out loud; counted as SKIP, never as PASS."""
+        self._record(key, title, "SKIP", reason)
+
+    def group2(self):
+        """A process group of ranks 0 and 1 (a lesson's example on "2 GPUs" whatever N is). Every
+        rank must call it; ranks 2 and above get None."""
+        if self._pair is None:
+            self._pair = dist.new_group([0, 1])
+        return self._pair if self.rank < 2 else None
+
+    def _record(self, key, title, status, detail, quiet=False):
+        if self.rank != 0 or quiet:
+            return
+        check = {"id": f"{self.section.id}/{key}", "section": self.section.id, "title": title,
+                 "status": status, "detail": detail}
+        self.report["checks"].append(check)
+        self.say(f"{status}  {title}: {detail}")
