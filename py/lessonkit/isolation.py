@@ -27,7 +27,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from . import i18n
 from .capture import CappedOutput
+from .hints import FILENAME as HINTS_FILE
+from .i18n import _
 from .lesson import Lesson
 from .report import CheckResult, Report
 
@@ -37,20 +40,27 @@ GRACE_S = 2.0
 MAX_RESTARTS = 40
 _PACKAGE_PARENT = str(Path(__file__).resolve().parent.parent)
 
-CRASH_MESSAGES = {
-    "exit": ("Your code ended the Python process (os._exit or a fatal error) while this check "
-             "ran, so it could not finish. Return a value instead of stopping Python."),
-    "killed": ("The Python process was killed while this check ran (by your code, or by the "
-               "system because it used far too much memory), so it could not finish. Look for "
-               "arrays or lists that grow without bound."),
-    "signal": ("Python crashed ({signal}) while this check ran, so it could not finish. This "
-               "usually means deep recursion or a library called with invalid memory."),
-}
+def crash_message(kind: str, **fields) -> str:
+    if kind == "exit":
+        return _("Your code ended the Python process (os._exit or a fatal error) while this "
+                 "check ran, so it could not finish. Return a value instead of stopping Python.")
+    if kind == "killed":
+        return _("The Python process was killed while this check ran (by your code, or by the "
+                 "system because it used far too much memory), so it could not finish. Look "
+                 "for arrays or lists that grow without bound.")
+    return _("Python crashed ({signal}) while this check ran, so it could not finish. This "
+             "usually means deep recursion or a library called with invalid memory.", **fields)
 
 
 def grade_in_child(lesson: Lesson, source: str, *, memory_mb: int | None = None,
-                   python: str = sys.executable) -> Report:
-    """Grade `source` against `lesson` in child processes; always returns a Report."""
+                   python: str = sys.executable, lang: str = i18n.DEFAULT) -> Report:
+    """Grade `source` against `lesson` in child processes; always returns a Report.
+    `lang`: the language of titles, messages and hints, as in `grade`."""
+    with i18n.use(lang, lesson.path):
+        return _grade_in_child(lesson, source, memory_mb, python, lang)
+
+
+def _grade_in_child(lesson, source, memory_mb, python, lang) -> Report:
     started = time.perf_counter()
     memory_mb = memory_mb if memory_mb is not None else lesson.limits.memory_mb
     decided: dict[str, tuple[str, str]] = {}   # check id -> (status, message), from crashes
@@ -64,7 +74,7 @@ def grade_in_child(lesson: Lesson, source: str, *, memory_mb: int | None = None,
             lesson_copy = _copy_shipped(
                 lesson, Path(scratch) / f"lesson-{attempt}" / lesson.path.name)
             outcome = _Child(python, lesson_copy, work, source, decided, memory_mb,
-                             lesson, started, raw).run()
+                             lesson, started, raw, lang).run()
             if outcome.report is not None:
                 return _finish(outcome.report, decided, raw, started)
             if outcome.check_id in decided:  # it died again before reaching any check
@@ -82,6 +92,10 @@ def _copy_shipped(lesson: Lesson, target: Path) -> Path:
     shutil.copy2(lesson.path / "starter.py", target / "starter.py")
     shutil.copytree(lesson.checks_dir, target / "checks",
                     ignore=shutil.ignore_patterns("__pycache__"))
+    if (lesson.path / HINTS_FILE).is_file():
+        shutil.copy2(lesson.path / HINTS_FILE, target / HINTS_FILE)
+    if (lesson.path / "locale").is_dir():
+        shutil.copytree(lesson.path / "locale", target / "locale")
     return target
 
 
@@ -89,7 +103,8 @@ def _finish(data: dict, decided: dict, raw: CappedOutput, started: float) -> Rep
     checks = []
     for c in data["checks"]:
         status, message = decided.get(c["id"], (c["status"], c["message"]))
-        checks.append(CheckResult(c["id"], c["title"], status, message))
+        checks.append(CheckResult(c["id"], c["title"], status, message,
+                                  tuple(c.get("hints", ()))))
     stdout = data.get("stdout", "")
     truncated = data.get("stdout_truncated", False)
     extra = raw.text()
@@ -110,12 +125,13 @@ class _Child:
     """One child process: start it, follow its events, end it when a limit passes."""
 
     def __init__(self, python, lesson_dir, work, source, decided, memory_mb, lesson,
-                 started, raw):
+                 started, raw, lang):
         self.python, self.lesson_dir, self.work, self.source = python, lesson_dir, work, source
         self.decided, self.memory_mb, self.lesson = decided, memory_mb, lesson
         self.started = started
         self.deadline_total = started + lesson.limits.total_seconds + GRACE_S
         self.raw = raw
+        self.lang = lang
         self.token = secrets.token_hex(16)
         self.current: tuple[str, str] | None = None   # (id, title) of the running check
         self.check_deadline: float | None = None
@@ -135,7 +151,7 @@ class _Child:
         job = {"token": self.token, "fd": write_fd, "lesson": str(self.lesson_dir),
                "source": self.source, "memory_mb": self.memory_mb,
                "timed_out": list(self.decided),
-               "time_used_s": time.perf_counter() - self.started}
+               "time_used_s": time.perf_counter() - self.started, "lang": self.lang}
         try:
             proc.stdin.write(json.dumps(job).encode())
             proc.stdin.close()
@@ -197,21 +213,21 @@ class _Child:
         check_id = self.current[0] if self.current else "load"
         if killed_for == "timeout":
             if self.check_deadline is None or time.perf_counter() >= self.deadline_total:
-                verdict = ("timeout", f"Not finished within the whole run's "
-                           f"{limits.total_seconds:g} s limit: the grader stopped it.")
+                verdict = ("timeout", _("Not finished within the whole run's {seconds} s "
+                                        "limit: the grader stopped it.",
+                                        seconds=f"{limits.total_seconds:g}"))
             else:
-                verdict = ("timeout", (f"This check was still running after "
-                                       f"{limits.check_seconds:g} s, the time limit, and was "
-                                       "stopped. Look for a loop whose condition never "
-                                       "becomes false, or work that grows much faster than "
-                                       "the input."))
+                verdict = ("timeout", _("This check was still running after {seconds} s, the "
+                                        "time limit, and was stopped.",
+                                        seconds=f"{limits.check_seconds:g}") + " "
+                           + _("Look for a loop whose condition never becomes false, or work "
+                               "that grows much faster than the input."))
         elif code == -signal.SIGKILL:
-            verdict = ("error", CRASH_MESSAGES["killed"])
+            verdict = ("error", crash_message("killed"))
         elif code < 0:
-            verdict = ("error", CRASH_MESSAGES["signal"].format(
-                signal=signal.Signals(-code).name))
+            verdict = ("error", crash_message("signal", signal=signal.Signals(-code).name))
         else:
-            verdict = ("error", CRASH_MESSAGES["exit"])
+            verdict = ("error", crash_message("exit"))
         return _Outcome(check_id=check_id, verdict=verdict)
 
 
@@ -242,7 +258,8 @@ def child_main() -> None:
     lesson = load_lesson(job["lesson"])
     _limit_memory(job["memory_mb"])
     report = grade(lesson, job["source"], on_event=lambda e: send({"event": e}),
-                   timed_out=job["timed_out"], time_used_s=job["time_used_s"])
+                   timed_out=job["timed_out"], time_used_s=job["time_used_s"],
+                   lang=job["lang"])
     send({"report": report.to_dict()})
     # Leave at once: no atexit handlers or finalizers from learner code run after this.
     os._exit(0)

@@ -9,6 +9,7 @@ import types
 from contextlib import contextmanager
 
 from . import guard
+from .i18n import _
 from .timelimit import CheckTimeout
 
 FILENAME = "solution.py"
@@ -43,11 +44,12 @@ def _remember_source(source: str) -> None:
 
 def _describe_syntax_error(exc: BaseException) -> str:
     if isinstance(exc, SyntaxError):
-        where = f"line {exc.lineno}" if exc.lineno else "somewhere"
         detail = "".join(traceback.format_exception_only(type(exc), exc)).rstrip()
-        return (f"Python could not read {FILENAME}: {where} is not valid Python.\n{detail}\n"
-                + hint_for(exc))
-    return f"Python could not read {FILENAME}: {exc}"
+        head = (_("Python could not read {file}: line {line} is not valid Python.",
+                  file=FILENAME, line=exc.lineno) if exc.lineno else
+                _("Python could not read {file}: it is not valid Python.", file=FILENAME))
+        return f"{head}\n{detail}\n" + hint_for(exc)
+    return _("Python could not read {file}: {error}", file=FILENAME, error=exc)
 
 
 def new_module(code: types.CodeType) -> types.ModuleType:
@@ -58,7 +60,7 @@ def new_module(code: types.CodeType) -> types.ModuleType:
     previous = sys.modules.get(MODULE_NAME)
     sys.modules[MODULE_NAME] = module
     try:
-        run_learner(lambda: exec(code, module.__dict__), "your file", loading=True)
+        run_learner(lambda: exec(code, module.__dict__), _("your file"), loading=True)
     finally:
         if previous is None:
             sys.modules.pop(MODULE_NAME, None)
@@ -111,7 +113,8 @@ def _describe_safely(exc: BaseException, what: str) -> str:
     except (CheckTimeout, KeyboardInterrupt):
         raise
     except BaseException:  # noqa: BLE001 - an exception whose __str__ itself fails
-        return f"{what} raised {type(exc).__name__}, which could not even be printed."
+        return _("{what} raised {error}, which could not even be printed.", what=what,
+                 error=type(exc).__name__)
 
 
 @contextmanager
@@ -140,19 +143,19 @@ def describe_exception(exc: BaseException, what: str) -> str:
     name = type(exc).__name__
     text = str(exc)
     if isinstance(exc, guard.ProcessExit):
-        head = (f"{what} called os._exit(), which would end Python itself; return a value "
-                "instead.")
+        head = _("{what} called os._exit(), which would end Python itself; return a value "
+                 "instead.", what=what)
     elif isinstance(exc, SystemExit):
-        head = f"{what} called exit() (SystemExit); return a value instead of stopping Python."
+        head = _("{what} called exit() (SystemExit); return a value instead of stopping "
+                 "Python.", what=what)
     elif frames:
-        last = frames[-1]
-        head = f"{what} raised {name} at line {last.lineno} of {FILENAME}" + (
-            f": {text}" if text else ".")
+        head = _("{what} raised {error} at line {line} of {file}", what=what, error=name,
+                 line=frames[-1].lineno, file=FILENAME) + (f": {text}" if text else ".")
     else:
-        head = f"{what} raised {name}" + (f": {text}" if text else ".")
+        head = _("{what} raised {error}", what=what, error=name) + (f": {text}" if text else ".")
     parts = [head]
     if frames:
-        parts.append("Traceback (your code only):")
+        parts.append(_("Traceback (your code only):"))
         parts.extend(line.rstrip("\n") for line in traceback.format_list(frames))
         parts.append("".join(traceback.format_exception_only(type(exc), exc)).rstrip())
     hint = hint_for(exc)
@@ -165,23 +168,23 @@ def hint_for(exc: BaseException) -> str:
     """A sentence about what this kind of error usually means, or ''."""
     text = str(exc)
     if isinstance(exc, NotImplementedError):
-        return ("Hint: this function still holds the starter's `raise NotImplementedError`; "
-                "replace that line with your code.")
+        return _("Hint: this function still holds the starter's `raise NotImplementedError`; "
+                 "replace that line with your code.")
     if isinstance(exc, RecursionError):
-        return "Hint: a function keeps calling itself without reaching a case that returns."
+        return _("Hint: a function keeps calling itself without reaching a case that returns.")
     if isinstance(exc, (ModuleNotFoundError, ImportError)):
-        return "Hint: only the Python standard library and numpy are available here."
+        return _("Hint: only the Python standard library and numpy are available here.")
     if isinstance(exc, NameError):
-        return ("Hint: a name is used before it is defined: check its spelling, and that "
-                "numpy is imported (`import numpy as np`) before it is used.")
+        return _("Hint: a name is used before it is defined: check its spelling, and that "
+                 "numpy is imported (`import numpy as np`) before it is used.")
     if isinstance(exc, TypeError) and "converted to Python scalars" in text:
-        return ("Hint: the math module works on one number at a time; numpy's functions "
-                "(np.tanh, np.sqrt, ...) work on whole arrays.")
+        return _("Hint: the math module works on one number at a time; numpy's functions "
+                 "(np.tanh, np.sqrt, ...) work on whole arrays.")
     if isinstance(exc, ValueError) and ("matmul" in text or "not aligned" in text):
-        return ("Hint: in A @ B the number of columns of A must equal the number of rows "
-                "of B; print the shapes to see which pair does not fit.")
+        return _("Hint: in A @ B the number of columns of A must equal the number of rows "
+                 "of B; print the shapes to see which pair does not fit.")
     if isinstance(exc, IndentationError):
-        return "Hint: the lines of one block must start at the same column."
+        return _("Hint: the lines of one block must start at the same column.")
     if isinstance(exc, EOFError):
-        return "Hint: input() cannot be used here; the checks pass values as arguments."
+        return _("Hint: input() cannot be used here; the checks pass values as arguments.")
     return ""

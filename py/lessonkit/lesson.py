@@ -48,14 +48,20 @@ class WrongSolution:
 
     def named(self, ids) -> list[str]:
         """The ids among `ids` that the header names."""
-        out = []
-        for p in self.catches:
-            if "*" in p:  # only `*` is special: ids hold brackets that must match literally
-                rx = re.compile("^" + ".*".join(re.escape(s) for s in p.split("*")) + "$")
-                out += [i for i in ids if rx.match(i)]
-            elif p in ids:
-                out.append(p)
-        return list(dict.fromkeys(out))
+        return match_ids(self.catches, ids)
+
+
+def match_ids(patterns, ids) -> list[str]:
+    """The ids among `ids` that `patterns` name: exact check ids, or patterns where `*`
+    matches anything (wrong/ headers and hints.toml use the same rule)."""
+    out = []
+    for p in patterns:
+        if "*" in p:  # only `*` is special: ids hold brackets that must match literally
+            rx = re.compile("^" + ".*".join(re.escape(s) for s in p.split("*")) + "$")
+            out += [i for i in ids if rx.match(i)]
+        elif p in ids:
+            out.append(p)
+    return list(dict.fromkeys(out))
 
 
 @dataclass

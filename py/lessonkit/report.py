@@ -14,13 +14,15 @@ class CheckResult:
     title: str
     status: str
     message: str = ""
+    hints: tuple[str, ...] = ()   # graded hint steps (hints.toml) for a check that did not pass
 
     def __post_init__(self):
         if self.status not in STATUSES:
             raise ValueError(f"unknown check status {self.status!r}")
 
     def to_dict(self) -> dict:
-        return {"id": self.id, "title": self.title, "status": self.status, "message": self.message}
+        return {"id": self.id, "title": self.title, "status": self.status, "message": self.message,
+                "hints": list(self.hints)}
 
 
 @dataclass

@@ -14,18 +14,23 @@ import pytest
 from _pytest.reports import TestReport
 from _pytest.runner import runtestprotocol
 
-from . import guard, learner
+from . import guard, hints, i18n, learner
 from .capture import CappedOutput, redirected
 from .checking import CheckFailed
+from .i18n import _
 from .lesson import Lesson
 from .learner import LearnerError
 from .report import CheckResult, Report
 from .timelimit import CheckTimeout, alarm_handler, time_limit
 
 LOAD_ID = "load"
-CRASHED = ("Python itself stopped while this check ran (it ran out of memory, or crashed inside "
-           "a library), so it was started again and the other checks were run without this "
-           "one. Look for arrays or lists that grow without bound, or recursion without end.")
+
+
+def crashed_message() -> str:
+    return _("Python itself stopped while this check ran (it ran out of memory, or crashed "
+             "inside a library), so it was started again and the other checks were run without "
+             "this one. Look for arrays or lists that grow without bound, or recursion without "
+             "end.")
 
 # pytest as a library: no terminal output, no cache files, no plugins found through entry
 # points, no assertion rewriting (checks explain themselves through lessonkit.checking), and
@@ -40,7 +45,7 @@ _PYTEST_ARGS = (
 
 
 def grade(lesson: Lesson, source: str, *, on_event=None, timed_out=(), crashed=(),
-          time_used_s: float = 0.0) -> Report:
+          time_used_s: float = 0.0, lang: str = i18n.DEFAULT) -> Report:
     """Grade `source` (the learner's solution.py) against `lesson`'s hidden checks.
 
     on_event: called with a dict before (`check_start`) and after (`check_end`) each check.
@@ -49,8 +54,15 @@ def grade(lesson: Lesson, source: str, *, on_event=None, timed_out=(), crashed=(
     as "error" unrun.
     time_used_s: seconds this grading already spent in earlier attempts (a host that restarts
     Python and grades again); they count against the lesson's `total_seconds`.
+    lang: the language of titles, messages and hints (the lesson's `locale/<lang>.po`).
     """
+    with i18n.use(lang, lesson.path):
+        return _grade(lesson, source, on_event, timed_out, crashed, time_used_s)
+
+
+def _grade(lesson, source, on_event, timed_out, crashed, time_used_s) -> Report:
     started = time.perf_counter()
+    lesson_hints = hints.load(lesson.path)
     out = CappedOutput(lesson.limits.output_lines, lesson.limits.output_bytes)
     run = _Run(lesson, on_event, set(timed_out), started - time_used_s)
     run.crashed = set(crashed)
@@ -64,7 +76,9 @@ def grade(lesson: Lesson, source: str, *, on_event=None, timed_out=(), crashed=(
         except KeyboardInterrupt:  # the Stop button (SIGINT from the host)
             run.stopped()
         notes = guard.notes()
-    return Report(lesson=lesson.id, checks=[CheckResult(*r) for r in run.results],
+    checks = [CheckResult(*r, hints=() if r[2] == "passed" else
+                          tuple(hints.steps_for(lesson_hints, r[0]))) for r in run.results]
+    return Report(lesson=lesson.id, checks=checks,
                   stdout=notes + out.text(),
                   stdout_truncated=out.truncated,
                   duration_ms=(time.perf_counter() - started) * 1000)
@@ -72,7 +86,7 @@ def grade(lesson: Lesson, source: str, *, on_event=None, timed_out=(), crashed=(
 
 def load_title(lesson: Lesson) -> str:
     names = ", ".join(f.signature for f in lesson.functions)
-    return f"Your solution.py runs and defines {names}"
+    return _("Your solution.py runs and defines {names}", names=names)
 
 
 class _Run:
@@ -113,22 +127,26 @@ class _Run:
 
     def skip_reason(self) -> tuple[str, str] | None:
         if self.load_failed:
-            return "error", ("Not run: your file did not load (see the first check, "
-                             "`load`). Fix that first.")
+            return "error", _("Not run: your file did not load (see the first check, "
+                              "\u201c{title}\u201d). Fix that first.",
+                              title=load_title(self.lesson))
         if self.halted:
-            return "error", (f"Not run: grading stopped at {self.halted}, where your code "
-                             "changed something that could not be put back.")
+            return "error", _("Not run: grading stopped at {check}, where your code changed "
+                              "something that could not be put back.", check=self.halted)
         if time.perf_counter() >= self.deadline:
-            return "timeout", (f"Not run: the whole run went past its "
-                               f"{self.lesson.limits.total_seconds:g} s limit.")
+            return "timeout", _("Not run: the whole run went past its {seconds} s limit.",
+                                seconds=f"{self.lesson.limits.total_seconds:g}")
         return None
 
     def timeout_message(self, exc: CheckTimeout, limit: float) -> str:
         what = exc.args[0] if exc.args else None
-        who = f"{what} was still running" if what else "This check was still running"
-        return (f"{who} after {limit:g} s, the time limit, and was stopped. Look for a loop "
-                "whose condition never becomes false, or work that grows much faster than "
-                "the input.")
+        advice = _("Look for a loop whose condition never becomes false, or work that grows "
+                   "much faster than the input.")
+        if what:
+            return _("{what} was still running after {seconds} s, the time limit, and was "
+                     "stopped.", what=what, seconds=f"{limit:g}") + " " + advice
+        return _("This check was still running after {seconds} s, the time limit, and was "
+                 "stopped.", seconds=f"{limit:g}") + " " + advice
 
     # --- the `load` check -------------------------------------------------------------
     def load(self, source: str):
@@ -136,12 +154,12 @@ class _Run:
         limit = self.start(LOAD_ID, title)
         if LOAD_ID in self.crashed:
             self.load_failed = True
-            self.end(LOAD_ID, title, "error", CRASHED)
+            self.end(LOAD_ID, title, "error", crashed_message())
             return None
         if LOAD_ID in self.timed_out:
             self.load_failed = True
-            self.end(LOAD_ID, title, "timeout", self.timeout_message(CheckTimeout("your file"),
-                                                                     limit))
+            self.end(LOAD_ID, title, "timeout",
+                     self.timeout_message(CheckTimeout(_("your file")), limit))
             return None
         try:
             with time_limit(limit):
@@ -150,15 +168,16 @@ class _Run:
                 # Looking at the module's functions may run learner code too (a module
                 # __getattr__, a callable object's __signature__): guard that as well.
                 problem = learner.run_learner(lambda: _missing_functions(self.lesson, module),
-                                              "your file", loading=True)
+                                              _("your file"), loading=True)
         except LearnerError as exc:
             module, problem = None, exc.message
             if exc.fatal:
-                self.halted = "`load`"
+                self.halted = f"\u201c{title}\u201d"
         except CheckTimeout:
             self.load_failed = True
             self.end(LOAD_ID, title, "timeout",
-                     self.timeout_message(CheckTimeout("your file (its top-level code)"), limit))
+                     self.timeout_message(CheckTimeout(_("your file (its top-level code)")),
+                                          limit))
             return None
         self.load_failed = problem is not None
         self.end(LOAD_ID, title, "error" if problem else "passed", problem or "")
@@ -168,9 +187,9 @@ class _Run:
         """The Stop button: the running check and those after it are not judged."""
         if self.current:
             cid, title = self.current
-            self.end(cid, title, "error", "Stopped: you pressed Stop while this check ran.")
+            self.end(cid, title, "error", _("Stopped: you pressed Stop while this check ran."))
         for cid, title in pending:
-            self.end(cid, title, "error", "Not run: you pressed Stop.")
+            self.end(cid, title, "error", _("Not run: you pressed Stop."))
 
     # --- the hidden checks ------------------------------------------------------------
     def checks(self, module) -> None:
@@ -185,9 +204,9 @@ class _Run:
             return
         if not plugin.seen or code in (pytest.ExitCode.INTERNAL_ERROR,
                                        pytest.ExitCode.USAGE_ERROR):
-            self.end("checks", "The hidden checks run", "error",
-                     f"The lesson's checks could not run (pytest exit status {int(code)}); "
-                     "this is a bug in the lesson, not in your code.")
+            self.end("checks", _("The hidden checks run"), "error",
+                     _("The lesson's checks could not run (pytest exit status {code}); this is "
+                       "a bug in the lesson, not in your code.", code=int(code)))
 
 
 def _missing_functions(lesson: Lesson, module) -> str | None:
@@ -196,17 +215,18 @@ def _missing_functions(lesson: Lesson, module) -> str | None:
     for f in lesson.functions:
         fn = vars(module).get(f.name)
         if fn is None:
-            problems.append(f"solution.py does not define {f.signature}. Keep the function "
-                            "from the starter, with this name.")
+            problems.append(_("solution.py does not define {signature}. Keep the function "
+                              "from the starter, with this name.", signature=f.signature))
         elif not callable(fn):
-            problems.append(f"{f.name} in solution.py is a {type(fn).__name__}, not a "
-                            "function.")
+            problems.append(_("{name} in solution.py is a {type}, not a function.",
+                              name=f.name, type=type(fn).__name__))
         else:
             try:
                 inspect.signature(fn).bind(*f.params)
             except TypeError:
-                problems.append(f"{f.name} must accept {len(f.params)} argument(s), as in "
-                                f"{f.signature}; yours cannot be called that way.")
+                problems.append(_("{name} must accept {count} argument(s), as in {signature}; "
+                                  "yours cannot be called that way.", name=f.name,
+                                  count=len(f.params), signature=f.signature))
             except ValueError:
                 pass  # builtins without a signature: let the checks find out
     return "\n".join(problems) or None
@@ -238,9 +258,9 @@ class _Plugin:
         if report.failed:
             self.seen = True
             stem = Path(str(report.fspath)).stem
-            self.run.end(stem, f"The checks in {stem}.py load", "error",
-                         "This check file is broken (a bug in the lesson, not in your code):\n"
-                         + str(report.longrepr)[-2000:])
+            self.run.end(stem, _("The checks in {file} load", file=f"{stem}.py"), "error",
+                         _("This check file is broken (a bug in the lesson, not in your code):")
+                         + "\n" + str(report.longrepr)[-2000:])
 
     def pytest_collection_finish(self, session):
         """Learner code runs only inside checks, after this: from now on, what pytest will
@@ -267,7 +287,7 @@ class _Plugin:
         if cid in self.run.timed_out:
             skip = "timeout", self.run.timeout_message(CheckTimeout(), limit)
         if cid in self.run.crashed:
-            skip = "error", CRASHED
+            skip = "error", crashed_message()
         if skip:
             self.run.end(cid, title, *skip)
             return True
@@ -311,17 +331,17 @@ class _Plugin:
             return "timeout", self.run.timeout_message(exc, limit)
         if isinstance(exc, LearnerError):
             if exc.fatal:
-                self.run.halted = f"`{check_id(item)}`"
+                self.run.halted = f"\u201c{check_title(item)}\u201d"
             return "error", exc.message
         if isinstance(exc, CheckFailed):
             return "failed", str(exc)
         if exc is not None and _raised_in_learner_code(exc):
-            return "error", learner.describe_exception(exc, "your code")
+            return "error", learner.describe_exception(exc, _("your code"))
         if isinstance(exc, AssertionError):
-            return "failed", str(exc) or "The check's condition did not hold."
-        detail = f"{type(exc).__name__}: {exc}" if exc is not None else "it did not pass"
-        return "error", ("This check broke (a bug in the lesson, not in your code): "
-                         f"{detail}")
+            return "failed", str(exc) or _("The check's condition did not hold.")
+        detail = f"{type(exc).__name__}: {exc}" if exc is not None else _("it did not pass")
+        return "error", _("This check broke (a bug in the lesson, not in your code): {detail}",
+                          detail=detail)
 
 
 def _raised_in_learner_code(exc: BaseException) -> bool:
@@ -341,9 +361,10 @@ def check_id(item) -> str:
 
 def check_title(item) -> str:
     doc = (getattr(item, "function", None).__doc__ or "").strip()
-    title = doc.splitlines()[0].strip() if doc else item.name
+    title = _(doc.splitlines()[0].strip()) if doc else item.name
     callspec = getattr(item, "callspec", None)
-    return f"{title} ({callspec.id})" if callspec is not None else title
+    # A parameter id is translated when the catalog has it ("negative"), else kept ("n=2").
+    return f"{title} ({_(callspec.id)})" if callspec is not None else title
 
 
 @contextmanager

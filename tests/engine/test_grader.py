@@ -28,7 +28,7 @@ def test_every_report_field(toy):
     assert isinstance(data["duration_ms"], float) and data["duration_ms"] > 0
     assert [c["id"] for c in data["checks"]] == TOY_IDS
     for c in data["checks"]:
-        assert set(c) == {"id", "title", "status", "message"}
+        assert set(c) == {"id", "title", "status", "message", "hints"}
         assert c["status"] == "passed" and c["message"] == ""
     titles = {c["id"]: c["title"] for c in data["checks"]}
     assert titles["load"] == "Your solution.py runs and defines double(x), halve(x)"
@@ -128,7 +128,7 @@ def test_syntax_error(toy):
     assert "SyntaxError" in load.message and "^" in load.message
     assert "lessonkit" not in load.message and "Traceback" not in load.message
     for c in report.checks[1:]:
-        assert c.status == "error" and "`load`" in c.message
+        assert c.status == "error" and "\u201cYour solution.py runs and defines" in c.message
 
 
 def test_exception_at_import(toy):

@@ -16,6 +16,9 @@ from .errors import BuildError
 # Shipped to the browser, relative to the lesson folder; checks/ is shipped whole.
 SHIPPED_FILES = ("lesson.toml", "starter.py")
 SHIPPED_DIRS = ("checks",)
+# Shipped when the lesson has them: graded hints and message catalogs (see lessonkit.i18n).
+OPTIONAL_FILES = ("hints.toml",)
+OPTIONAL_DIRS = ("locale",)
 # Stable timestamps keep the archives byte-identical across builds.
 ZIP_DATE = (2024, 1, 1, 0, 0, 0)
 
@@ -71,7 +74,8 @@ def render_prose(lessons: list[Lesson], known_widgets: list[str], tools_dir: Pat
 def shipped_paths(lesson: Lesson) -> list[Path]:
     """The lesson files the browser gets, relative to the lesson folder."""
     paths = [Path(name) for name in SHIPPED_FILES]
-    for d in SHIPPED_DIRS:
+    paths += [Path(name) for name in OPTIONAL_FILES if (lesson.path / name).is_file()]
+    for d in (*SHIPPED_DIRS, *OPTIONAL_DIRS):
         for p in sorted((lesson.path / d).rglob("*")):
             if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc":
                 paths.append(p.relative_to(lesson.path))
@@ -93,7 +97,9 @@ def engine_entries(py_dir: Path) -> list[tuple[str, Path]]:
     package = py_dir / "lessonkit"
     if not (package / "__init__.py").is_file():
         raise BuildError(f"the engine package is missing: {package}/__init__.py not found")
-    return [(p.relative_to(py_dir).as_posix(), p) for p in sorted(package.rglob("*.py"))
+    # The code and its message catalogs (locale/<lang>.po).
+    files = [*package.rglob("*.py"), *package.glob("locale/*.po")]
+    return [(p.relative_to(py_dir).as_posix(), p) for p in sorted(files)
             if "__pycache__" not in p.parts]
 
 
