@@ -25,7 +25,6 @@ from sitebuild import bundle, lessons, pages, precompile, serve, vendor  # noqa:
 from sitebuild.errors import BuildError  # noqa: E402
 
 PY_DIR = ROOT / "py"
-WEB_DIR = ROOT / "web"
 # Packages every lesson page loads besides the lesson's own: the grader runs the checks with pytest.
 GRADER_PACKAGES = ["pytest"]
 
@@ -40,9 +39,8 @@ def build(out: Path, lessons_dir: Path, minify: bool = True) -> Path:
     if not lesson_dirs:
         raise BuildError(f"no lessons found in {lessons_dir} (a lesson is a folder with lesson.toml)")
     # Cheap checks first (the lesson format, the prose), then the engine's full check.
-    known_widgets = json.loads((WEB_DIR / "widgets.json").read_text())
-    loaded = sorted((lessons.load(d, ROOT, known_widgets) for d in lesson_dirs), key=lambda l: (l.order, l.id))
-    prose = lessons.render_prose(loaded, known_widgets, ROOT / "tools" / "sitebuild", ROOT)
+    loaded = sorted((lessons.load(d, ROOT) for d in lesson_dirs), key=lambda l: (l.order, l.id))
+    prose = lessons.render_prose(loaded, ROOT)
     lessons.validate(lesson_dirs, PY_DIR, ROOT, log)
     inputs = vendor.Resolver(ROOT, log=log).resolve_all()
 
@@ -54,7 +52,7 @@ def build(out: Path, lessons_dir: Path, minify: bool = True) -> Path:
     stage.chmod(0o755)  # mkdtemp's 0700 would keep a web server's user out
     try:
         log("bundling the front end")
-        assets = bundle.bundle(ROOT, stage / "assets", minify=minify)
+        assets = bundle.bundle(ROOT, stage / "assets", lessons.widgets(loaded), minify=minify)
         engine_zip = stage / "py" / "lessonkit.zip"
         lessons.write_zip(engine_zip, lessons.engine_entries(PY_DIR))
         compiled = precompile.Precompiler(inputs["pyodide.asm.wasm"].parent, ROOT / ".cache" / "pyc", log) \

@@ -4,7 +4,6 @@ as `path:line: message`."""
 from __future__ import annotations
 
 import ast
-import json
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -103,12 +102,11 @@ _FUNCTION_KEYS = ("name", "signature", "summary")
 _CATCHES = re.compile(r"#\s*catches:\s*(.+?)\s*$")
 
 
-def load_lesson(path, known_widgets=None) -> Lesson:
+def load_lesson(path) -> Lesson:
     """Load and validate the lesson folder at `path`.
 
     Works on an authoring folder and on the subset shipped to the browser (`lesson.toml`,
-    `starter.py`, `checks/`). `known_widgets`: the widget names the front end provides
-    (`web/widgets.json`); None skips that check.
+    `starter.py`, `checks/`).
     """
     root = Path(path)
     toml_path = root / "lesson.toml"
@@ -138,12 +136,6 @@ def load_lesson(path, known_widgets=None) -> Lesson:
     for key in ("languages", "packages", "widgets"):
         if not all(isinstance(v, str) for v in data.get(key, [])):
             raise locate.error(key, f"`{key}` must be a list of strings")
-    if known_widgets is not None:
-        for w in data.get("widgets", []):
-            if w not in known_widgets:
-                raise locate.error(f'"{w}"', f"unknown widget {w!r}; the front end knows "
-                                             f"{', '.join(sorted(known_widgets))}", raw=True)
-
     limits = _limits(data.get("limits", {}), locate)
     functions = _functions(data["functions"], locate)
     companion = data.get("companion", {})
@@ -186,19 +178,56 @@ def missing_companions(lesson: Lesson) -> list[LessonError]:
             for key, rel in lesson.companion.items() if not (lesson.path / rel).is_file()]
 
 
-def widgets_near(lesson_path) -> set[str] | None:
-    """The widget names in `web/widgets.json` of the repository holding this lesson
-    (lessons/<slug>/ -> ../../web/widgets.json), or None when there is none."""
-    candidate = Path(lesson_path).resolve().parent.parent / "web" / "widgets.json"
-    if not candidate.is_file():
-        return None
-    try:
-        names = json.loads(candidate.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise LessonError(candidate, exc.lineno, f"invalid JSON: {exc.msg}") from None
-    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-        raise LessonError(candidate, 1, "must be a JSON list of widget names")
-    return set(names)
+def widget_file(lesson: Lesson, name: str) -> Path:
+    """Where the lesson's widget `name` lives: lessons/<slug>/widgets/<name>.js."""
+    return lesson.path / "widgets" / f"{name}.js"
+
+
+_CALLS = re.compile(r"^export\s+const\s+calls\s*=\s*\[([^\]]*)\]", re.MULTILINE)
+_MOUNT = re.compile(r"^export\s+(?:async\s+)?function\s+mount\s*\(", re.MULTILINE)
+_JS_STRING = re.compile(r"""\s*(?:"([^"\\]*)"|'([^'\\]*)')\s*(?:,|$)""")
+
+
+def widget_problems(lesson: Lesson) -> list[LessonError]:
+    """The lesson's widgets against its files (authoring folders only): every name in `widgets`
+    is a file widgets/<name>.js exporting `mount` and `calls`, every file there is declared,
+    and every learner function in `calls` is one the lesson declares."""
+    toml_path = lesson.path / "lesson.toml"
+    locate = _Locator(toml_path, _read(toml_path))
+    folder = lesson.path / "widgets"
+    files = sorted(p.stem for p in folder.glob("*.js")) if folder.is_dir() else []
+    problems = [LessonError(folder / f"{name}.js", 1, f"widget {name!r} is not declared: add it to "
+                            f"`widgets` in {toml_path}") for name in files if name not in lesson.widgets]
+    declared = {f.name for f in lesson.functions}
+    for name in lesson.widgets:
+        path = widget_file(lesson, name)
+        if not path.is_file():
+            problems.append(locate.error(f'"{name}"', f"widget {name!r} has no file: write "
+                                         f"{path} (see docs/widgets.md)", raw=True))
+            continue
+        source = _read(path)
+        if not _MOUNT.search(source):
+            problems.append(LessonError(path, 1, "a widget must `export function mount(el, ctx)`"))
+        m = _CALLS.search(source)
+        if m is None:
+            problems.append(LessonError(path, 1, "a widget must `export const calls = [...]`: the "
+                                        "learner functions it runs (`[]` for none)"))
+            continue
+        line = source.count("\n", 0, m.start()) + 1
+        body, names = m.group(1), []
+        while body.strip():
+            item = _JS_STRING.match(body)
+            if item is None:
+                problems.append(LessonError(path, line, "`calls` must be a list of function "
+                                            "names in quotes, like [\"gelu\"]"))
+                break
+            names.append(item.group(1) if item.group(1) is not None else item.group(2))
+            body = body[item.end():]
+        for fn in names:
+            if fn not in declared:
+                problems.append(LessonError(path, line, f"calls {fn!r}, which lesson.toml does not "
+                                            f"declare (its functions: {', '.join(sorted(declared))})"))
+    return problems
 
 
 _KIND_WORDS = {str: "string", int: "integer", list: "list", dict: "table"}

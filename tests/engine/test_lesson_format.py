@@ -5,7 +5,6 @@ import pytest
 
 from lessonkit import LessonError, load_lesson
 from lessonkit.cli import check_lesson
-from lessonkit.lesson import widgets_near
 
 from conftest import TOY_TOML, TP_MLP, make_lesson
 
@@ -51,18 +50,89 @@ def test_missing_checks_folder(toy_dir):
         load_lesson(toy_dir)
 
 
-def test_unknown_widget_located(tmp_path):
-    folder = make_lesson(tmp_path, toml=TOY_TOML.replace("widgets = []",
-                                                         'widgets = ["tp-mlp-example", "nope"]'))
-    with pytest.raises(LessonError) as info:
-        load_lesson(folder, known_widgets={"tp-mlp-example", "row-split"})
-    assert info.value.line == 7 and "'nope'" in info.value.message
-    load_lesson(folder)  # widgets are not checked when the known names are unknown
+WIDGET = 'export const calls = [{calls}];\n\nexport function mount(el, ctx) {{\n  el.textContent = "hi";\n}}\n'
 
 
-def test_widgets_of_this_repository():
-    assert widgets_near(TP_MLP) == {"tp-mlp-example", "row-split"}
-    load_lesson(TP_MLP, known_widgets=widgets_near(TP_MLP))
+def with_widget(folder, name="doubler", calls='"double"', declare=True, place=True):
+    """Give the toy lesson a widget file; declare it in lesson.toml and place it in lesson.md."""
+    (folder / "widgets").mkdir(exist_ok=True)
+    (folder / "widgets" / f"{name}.js").write_text(WIDGET.format(calls=calls))
+    if declare:
+        toml = folder / "lesson.toml"
+        toml.write_text(toml.read_text().replace("widgets = []", f'widgets = ["{name}"]'))
+    if place:
+        (folder / "lesson.md").write_text(f"# Toy\n\n{{{{ widget: {name} }}}}\n")
+    return folder
+
+
+def located(problems, needle):
+    """The one problem containing `needle`, as (path, line, message)."""
+    [hit] = [p for p in problems if needle in p]
+    path, line, message = hit.split(":", 2)
+    return path, int(line), message.strip()
+
+
+def test_a_declared_placed_widget_with_declared_calls_is_valid(toy_dir):
+    with_widget(toy_dir)
+    assert check_lesson(toy_dir) == []
+
+
+def test_widget_calling_an_undeclared_function_is_located(toy_dir):
+    with_widget(toy_dir, calls='"double", "shard_mlp"')
+    path, line, message = located(check_lesson(toy_dir), "shard_mlp")
+    assert path.endswith("widgets/doubler.js") and line == 1
+    assert "lesson.toml does not declare" in message and "double, halve" in message
+
+
+def test_calls_must_be_a_list_of_names(toy_dir):
+    with_widget(toy_dir, calls="double")
+    path, line, message = located(check_lesson(toy_dir), "`calls` must be")
+    assert path.endswith("doubler.js") and line == 1
+
+
+def test_widget_without_calls_or_mount(toy_dir):
+    with_widget(toy_dir)
+    (toy_dir / "widgets" / "doubler.js").write_text("export function show(el) {}\n")
+    problems = check_lesson(toy_dir)
+    assert located(problems, "export const calls")[0].endswith("doubler.js")
+    assert located(problems, "export function mount")[0].endswith("doubler.js")
+
+
+def test_declared_widget_without_file_is_located_in_lesson_toml(toy_dir):
+    with_widget(toy_dir)
+    (toy_dir / "widgets" / "doubler.js").unlink()
+    path, line, message = located(check_lesson(toy_dir), "has no file")
+    assert path.endswith("lesson.toml") and line == 7
+
+
+def test_widget_file_not_declared_is_located(toy_dir):
+    with_widget(toy_dir, declare=False, place=False)
+    path, line, message = located(check_lesson(toy_dir), "not declared")
+    assert path.endswith("widgets/doubler.js") and line == 1
+
+
+def test_declared_widget_never_placed_is_located_in_lesson_toml(toy_dir):
+    with_widget(toy_dir, place=False)
+    path, line, message = located(check_lesson(toy_dir), "never places it")
+    assert path.endswith("lesson.toml") and line == 7
+
+
+def test_placeholder_of_an_unknown_widget_is_located(toy_dir):
+    with_widget(toy_dir)
+    (toy_dir / "lesson.md").write_text("# Toy\n\n{{ widget: doubler }}\n\n{{ widget: nope }}\n")
+    path, line, message = located(check_lesson(toy_dir), "'nope'")
+    assert path.endswith("lesson.md") and line == 5 and "not listed" in message
+
+
+@pytest.mark.parametrize("prose, line", [
+    ("See {{ widget: doubler }} here.\n", 3),
+    ("Some text\n{{ widget: doubler }}\n", 4),
+], ids=["inside a sentence", "no blank line before"])
+def test_placeholder_not_alone_on_its_line_is_located(toy_dir, prose, line):
+    with_widget(toy_dir)
+    (toy_dir / "lesson.md").write_text("# Toy\n\n" + prose + "\n{{ widget: doubler }}\n")
+    path, found, message = located(check_lesson(toy_dir), "alone on its line")
+    assert path.endswith("lesson.md") and found == line
 
 
 def test_starter_signature_must_match(tmp_path):

@@ -1,4 +1,5 @@
-"""Runs the widgets' JavaScript unit tests (tests/widgets/*.test.mjs) under `node --test`."""
+"""Runs the widgets' JavaScript unit tests (tests/widgets/*.test.mjs) under `node --test`, with
+widget-kit.mjs resolving `widget-kit/...` imports as the build does."""
 import pathlib
 import subprocess
 
@@ -9,6 +10,6 @@ ROOT = HERE.parent.parent
 def test_widget_math_node_suite():
     files = sorted(str(p.relative_to(ROOT)) for p in HERE.glob("*.test.mjs"))
     assert files, "no tests/widgets/*.test.mjs found"
-    run = subprocess.run(["node", "--test", *files], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    run = subprocess.run(["node", "--import", "./tests/widgets/widget-kit.mjs", "--test", *files], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-2000:]
     assert "# fail 0" in run.stdout

@@ -1,5 +1,8 @@
-"""Bundles the front end with esbuild: the page script (CodeMirror, widgets, CSS with KaTeX's
-fonts) and the Pyodide worker, each into one content-hashed file under dist/assets/."""
+"""Bundles the front end with esbuild: the page script (CodeMirror, the lessons' widgets, CSS with
+KaTeX's fonts) and the Pyodide worker, each into one content-hashed file under dist/assets/.
+
+Widgets import the generic toolkit in web/src/widgets/ as `widget-kit/<file>.js`; the page imports
+`lesson-widgets`, a module generated here from the lessons' widget files (docs/widgets.md)."""
 from __future__ import annotations
 
 import json
@@ -9,23 +12,43 @@ from pathlib import Path
 from .errors import BuildError
 
 ENTRY_POINTS = {"page": "web/src/page.js", "worker": "web/src/worker/worker.js"}
+WIDGET_KIT = "web/src/widgets"
 
 
-def bundle(root: Path, assets_dir: Path, minify: bool = True) -> dict[str, str]:
-    """Runs esbuild; returns {"page.js", "page.css", "worker.js"} -> path relative to assets_dir."""
+def widget_registry(widgets: dict[str, dict[str, Path]]) -> str:
+    """The `lesson-widgets` module: {lesson id: {widget name: module}} for widget-host.js."""
+    imports, entries = [], []
+    for lesson_id, named in sorted(widgets.items()):
+        items = []
+        for name, path in sorted(named.items()):
+            var = f"w{len(imports)}"
+            imports.append(f"import * as {var} from {json.dumps(path.resolve().as_posix())};")
+            items.append(f"{json.dumps(name)}: {var}")
+        entries.append(f"  {json.dumps(lesson_id)}: {{{', '.join(items)}}},")
+    return "\n".join([*imports, "export const widgets = {", *entries, "};", ""])
+
+
+def bundle(root: Path, assets_dir: Path, widgets: dict[str, dict[str, Path]],
+           minify: bool = True) -> dict[str, str]:
+    """Runs esbuild; returns {"page.js", "page.css", "worker.js"} -> path relative to assets_dir.
+    `widgets`: {lesson id: {widget name: its .js file}}."""
     esbuild = root / "node_modules" / ".bin" / "esbuild"
     if not esbuild.exists():
         raise BuildError(f"esbuild not found at {esbuild}: run `npm ci` (tools/setup.sh does)")
     metafile = assets_dir / ".esbuild-meta.json"
     assets_dir.mkdir(parents=True, exist_ok=True)
+    registry = assets_dir / ".lesson-widgets.js"
+    registry.write_text(widget_registry(widgets), encoding="utf-8")
     cmd = [str(esbuild), *(f"{name}={root / src}" for name, src in ENTRY_POINTS.items()),
            "--bundle", "--format=iife", "--target=es2020", "--charset=utf8",
            f"--outdir={assets_dir}", "--entry-names=[name]-[hash]", "--asset-names=fonts/[name]-[hash]",
            "--loader:.woff2=file", "--loader:.woff=file", "--loader:.ttf=file",
+           f"--alias:widget-kit={root / WIDGET_KIT}", f"--alias:lesson-widgets={registry}",
            "--sourcemap=linked", f"--metafile={metafile}", "--log-level=warning"]
     if minify:
         cmd.append("--minify")
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=root)
+    registry.unlink()
     if proc.returncode != 0:
         raise BuildError(f"esbuild failed:\n{proc.stderr.strip()}")
     meta = json.loads(metafile.read_text())

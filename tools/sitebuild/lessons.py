@@ -2,14 +2,14 @@
 shipped to the browser (never reference.py or wrong/), companion downloads, rendered prose."""
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
 import zipfile
 from pathlib import Path
 
-from lessonkit import Lesson, LessonError, load_lesson
+from lessonkit import Lesson, LessonError, load_lesson, prose
+from lessonkit.lesson import widget_file
 
 from .errors import BuildError
 
@@ -40,35 +40,35 @@ def validate(lesson_dirs: list[Path], py_dir: Path, root: Path, log=print):
             raise BuildError(f"lesson {_rel(lesson_dir, root)} failed `lessonkit check`:\n{detail}")
 
 
-def load(lesson_dir: Path, root: Path, known_widgets: list[str]) -> Lesson:
+def load(lesson_dir: Path, root: Path) -> Lesson:
     """The lesson as the engine reads it: the format's own validation (lesson.toml, starter,
     checks/, companion files), so the build and `lessonkit check` never disagree on it."""
     try:
-        return load_lesson(lesson_dir, known_widgets=set(known_widgets))
+        return load_lesson(lesson_dir)
     except LessonError as e:
-        raise BuildError(f"{_rel(Path(e.path), root)}:{e.line}: {e.message}") from None
+        raise BuildError(_located(e, root)) from None
 
 
-def render_prose(lessons: list[Lesson], known_widgets: list[str], tools_dir: Path, root: Path) -> dict[str, str]:
-    """Renders every lesson.md with markdown-it and KaTeX in one Node process (render.mjs); returns
-    the HTML by lesson id."""
-    documents = []
-    for lesson in lessons:
-        path = lesson.path / "lesson.md"
-        if not path.is_file():
-            raise BuildError(f"{_rel(lesson.path / 'lesson.toml', root)}:1: the lesson has no lesson.md")
-        documents.append({"path": _rel(path, root), "text": path.read_text(encoding="utf-8"),
-                          "languages": lesson.languages, "widgets": lesson.widgets,
-                          "known_widgets": known_widgets})
-    proc = subprocess.run(["node", str(tools_dir / "render.mjs")], input=json.dumps({"documents": documents}),
-                          capture_output=True, text=True, cwd=root)
-    if proc.returncode != 0:
-        raise BuildError(f"rendering lesson prose failed:\n{proc.stderr.strip()}")
-    results = json.loads(proc.stdout)["documents"]
-    errors = [e for r in results for e in r["errors"]]
+def render_prose(lessons: list[Lesson], root: Path) -> dict[str, str]:
+    """Renders every lesson.md in one Node process, with the renderer `lessonkit check` uses;
+    returns the HTML by lesson id."""
+    try:
+        rendered = prose.render(lessons)
+    except LessonError as e:
+        raise BuildError(_located(e, root)) from None
+    errors = [_located(e, root) for r in rendered for e in r.problems]
     if errors:
         raise BuildError("\n".join(errors))
-    return {lesson.id: result["html"] for lesson, result in zip(lessons, results)}
+    return {lesson.id: r.html for lesson, r in zip(lessons, rendered)}
+
+
+def widgets(lessons: list[Lesson]) -> dict[str, dict[str, Path]]:
+    """{lesson id: {widget name: its .js file}} for the bundle."""
+    return {lesson.id: {name: widget_file(lesson, name) for name in lesson.widgets} for lesson in lessons}
+
+
+def _located(e: LessonError, root: Path) -> str:
+    return f"{_rel(Path(e.path), root)}:{e.line}: {e.message}"
 
 
 def shipped_paths(lesson: Lesson) -> list[Path]:

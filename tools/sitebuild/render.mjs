@@ -1,15 +1,21 @@
-// Renders lessons' prose (lesson.md) to HTML at build time, so the page shows typeset math at once
-// and never reflows. Called by tools/sitebuild/render.py with JSON on stdin:
-//   {"documents": [{"path", "text", "languages": [...], "widgets": [...], "known_widgets": [...]}]}
-// and answers on stdout: {"documents": [{"html", "errors": ["path:line: message", ...]}]}.
+// Renders lessons' prose (lesson.md) to HTML, so the page shows typeset math at once and never
+// reflows. The one renderer: the build and `lessonkit check` both call it through
+// lessonkit.prose, with JSON on stdin:
+//   {"documents": [{"lesson", "text", "languages": [...], "widgets": [...]}]}
+// and it answers on stdout: {"documents": [{"html", "errors": [[line, message], ...], "placed": [...]}]}
+// (lines 1-based; `placed`: the widget names the prose places).
 // Beyond CommonMark: $...$ and $$...$$ math (KaTeX), `{{ widget: NAME }}` lines, and
 // `::: lang xx` ... `:::` blocks (see docs/lesson-format.md).
 import MarkdownIt from "markdown-it";
 import katex from "katex";
 
+// The placeholder grammar, in one place: `{{ widget: NAME }}` alone on its line. Anything else
+// that opens with `{{ widget` is an error, so a mistyped placeholder never reaches a page as text.
 const WIDGET_LINE = /^\{\{\s*widget:\s*([A-Za-z0-9_-]+)\s*\}\}\s*$/;
+const WIDGET_START = /\{\{\s*widget\b/;
 const LANG_OPEN = /^:::\s*lang\s+([A-Za-z-]+)\s*$/;
 const FENCE_CLOSE = /^:::\s*$/;
+const FENCE_ANY = /^:::/;
 
 function lineText(state, line) {
   return state.src.slice(state.bMarks[line] + state.tShift[line], state.eMarks[line]);
@@ -27,6 +33,29 @@ function widgetBlock(state, startLine, _endLine, silent) {
   const token = state.push("widget", "div", 0);
   token.meta = { name: m[1] };
   token.map = [startLine, startLine + 1];
+  state.line = startLine + 1;
+  return true;
+}
+
+// A `{{ widget` line that is not exactly a placeholder: reported, and kept out of the page.
+function badWidgetLine(state, startLine, _endLine, silent) {
+  const text = lineText(state, startLine);
+  if (!/^\{\{\s*widget\b/.test(text)) return false;
+  if (silent) return true;
+  state.env.errors.push([startLine, `malformed widget placeholder ${JSON.stringify(text.trim())}: write {{ widget: NAME }} alone on its line`]);
+  state.line = startLine + 1;
+  return true;
+}
+
+// A `:::` line that opens no known block (only `::: lang xx` exists) or closes none.
+function unknownFence(state, startLine, _endLine, silent) {
+  const text = lineText(state, startLine);
+  if (!FENCE_ANY.test(text)) return false;
+  if (silent) return true;
+  const message = FENCE_CLOSE.test(text)
+    ? "':::' closes no block (a language block opens with '::: lang xx')"
+    : `unknown block ${JSON.stringify(text.trim())}: the only one is '::: lang xx' ... ':::'`;
+  state.env.errors.push([startLine, message]);
   state.line = startLine + 1;
   return true;
 }
@@ -122,45 +151,54 @@ function typeset(tex, displayMode, line, env) {
 function makeRenderer() {
   const md = new MarkdownIt({ html: true, linkify: false, typographer: false });
   md.block.ruler.before("paragraph", "widget", widgetBlock);
+  md.block.ruler.before("paragraph", "bad_widget", badWidgetLine);
   md.block.ruler.before("fence", "lang", langBlock, { alt: ["paragraph"] });
+  md.block.ruler.after("lang", "unknown_fence", unknownFence, { alt: ["paragraph"] });
   md.block.ruler.before("fence", "math_block", mathBlock, { alt: ["paragraph"] });
   md.inline.ruler.after("escape", "math_inline", mathInline);
 
-  // Typesets math once the inline tokens exist, so a KaTeX error can name its source line.
+  // Typesets math once the inline tokens exist, so a KaTeX error can name its source line. Inline
+  // tokens in table cells carry no line map: they take the nearest enclosing row's.
   md.core.ruler.push("typeset", (state) => {
+    const { doc } = state.env;
+    let lastMap = [0, 1];
     for (const token of state.tokens) {
+      if (token.map) lastMap = token.map;
       if (token.type === "math_block") {
         token.meta = { html: typeset(token.content, true, token.map[0], state.env) };
         continue;
       }
       if (token.type === "widget") {
         const name = token.meta.name;
-        const { widgets, known_widgets: known } = state.env.doc;
-        if (!widgets.includes(name)) {
-          state.env.errors.push([token.map[0], `widget '${name}' is not listed in lesson.toml's widgets (${widgets.join(", ") || "none"})`]);
-        } else if (!known.includes(name)) {
-          state.env.errors.push([token.map[0], `widget '${name}' is not known to the front end (web/widgets.json lists ${known.join(", ")})`]);
+        state.env.placed.push(name);
+        if (!doc.widgets.includes(name)) {
+          state.env.errors.push([token.map[0], `widget '${name}' is not listed in lesson.toml's widgets (${doc.widgets.join(", ") || "none"})`]);
         }
         continue;
       }
-      if (token.type === "lang_open" && !state.env.doc.languages.includes(token.meta.lang)) {
-        state.env.errors.push([token.map[0], `language '${token.meta.lang}' is not in lesson.toml's languages (${state.env.doc.languages.join(", ")})`]);
+      if (token.type === "lang_open" && !doc.languages.includes(token.meta.lang)) {
+        state.env.errors.push([token.map[0], `language '${token.meta.lang}' is not in lesson.toml's languages (${doc.languages.join(", ")})`]);
         continue;
       }
       if (token.type !== "inline" || !token.children) continue;
+      const lineOf = (offset) => lastMap[0] + (token.content.slice(0, offset).match(/\n/g) || []).length;
+      let offset = 0;
       for (const child of token.children) {
+        if (child.type === "text" && WIDGET_START.test(child.content)) {
+          const at = token.content.indexOf(child.content, offset);
+          state.env.errors.push([lineOf(Math.max(at, 0)), "a widget placeholder must be alone on its line, with blank lines around it"]);
+        }
         if (child.type !== "math_inline") continue;
-        const before = token.content.slice(0, child.meta.offset);
-        const line = token.map[0] + (before.match(/\n/g) || []).length;
-        child.meta.html = typeset(child.content, false, line, state.env);
+        offset = child.meta.offset;
+        child.meta.html = typeset(child.content, false, lineOf(child.meta.offset), state.env);
       }
     }
   });
 
   md.renderer.rules.math_inline = (tokens, i) => tokens[i].meta.html;
   md.renderer.rules.math_block = (tokens, i) => `<div class="math-display">${tokens[i].meta.html}</div>\n`;
-  md.renderer.rules.widget = (tokens, i) =>
-    `<div class="widget" data-widget="${escapeHtml(tokens[i].meta.name)}"></div>\n`;
+  md.renderer.rules.widget = (tokens, i, _options, env) =>
+    `<div class="widget" data-lesson="${escapeHtml(env.doc.lesson)}" data-widget="${escapeHtml(tokens[i].meta.name)}"></div>\n`;
   md.renderer.rules.lang_open = (tokens, i) => {
     const lang = escapeHtml(tokens[i].meta.lang);
     return `<div class="lang-block" data-lang="${lang}" lang="${lang}">\n`;
@@ -178,11 +216,9 @@ async function readStdin() {
 const md = makeRenderer();
 const input = JSON.parse(await readStdin());
 const documents = input.documents.map((doc) => {
-  const env = { doc, errors: [] };
+  const env = { doc, errors: [], placed: [] };
   const html = md.render(doc.text, env);
-  const errors = env.errors
-    .sort((a, b) => a[0] - b[0])
-    .map(([line, message]) => `${doc.path}:${line + 1}: ${message}`);
-  return { html, errors };
+  const errors = env.errors.sort((a, b) => a[0] - b[0]).map(([line, message]) => [line + 1, message]);
+  return { html, errors, placed: env.placed };
 });
 process.stdout.write(JSON.stringify({ documents }));

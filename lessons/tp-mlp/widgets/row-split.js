@@ -2,10 +2,13 @@
 // rows of W; their partial products only add up to xW, so a nonlinearity applied on each GPU
 // before the all-reduce gives a different (wrong) answer than one applied after it.
 
-import { h, fill, uid } from "./dom.js";
-import { translator } from "./i18n.js";
-import { inputGrid, readGrid, showErrors, entryErrorText, ENTRY_MESSAGES } from "./grid.js";
-import { rowSplit, formatVector, formatNumber, nearlyEqual, isShownExactly, ACTIVATIONS } from "./matrix.js";
+import { h, fill, uid } from "widget-kit/dom.js";
+import { translator } from "widget-kit/i18n.js";
+import { inputGrid, readGrid, showErrors, entryErrorText, ENTRY_MESSAGES } from "widget-kit/grid.js";
+import { rowSplit, formatVector, formatNumber, nearlyEqual, isShownExactly, ACTIVATIONS } from "widget-kit/matrix.js";
+
+// Pure JavaScript: it runs none of the learner's functions.
+export const calls = [];
 
 // The numbers of the Polish source (seed 001).
 const DEFAULT_x = [1, 2, -1, 3];

@@ -2,12 +2,15 @@
 // recomputed on every keystroke, with a button that runs the same numbers through the
 // learner's own shard_mlp and tp_mlp.
 
-import { h, fill, sub } from "./dom.js";
-import { translator } from "./i18n.js";
-import { inputGrid, readGrid, showErrors, entryErrorText, ENTRY_MESSAGES } from "./grid.js";
+import { h, fill, sub } from "widget-kit/dom.js";
+import { translator } from "widget-kit/i18n.js";
+import { inputGrid, readGrid, showErrors, entryErrorText, ENTRY_MESSAGES } from "widget-kit/grid.js";
 import {
   tpMlp, checkMlpShapes, divisors, formatNumber, formatVector, isShownExactly, compareLearner,
-} from "./matrix.js";
+} from "widget-kit/matrix.js";
+
+// The learner functions "Try with my code" runs (lessonkit check: declared in lesson.toml).
+export const calls = ["shard_mlp", "tp_mlp"];
 
 // The lesson's numbers (issue 2, §4): one token, D = 2, F = 4, N = 2.
 const DEFAULT_X = [1, 2];
