@@ -97,43 +97,76 @@ def one_token_dots(X, shards, dY):
     return unsplit_backward(X, shards, dY)[0], grads
 
 
-NO_ALLREDUCE = (
-    "your dX is GPU 0's dX_0 alone. Every GPU holds only its share of dX: in the forward pass X "
-    "went to every GPU (f is the identity there), so in the backward pass the gradient that comes "
-    "back from every copy must be added up, dX = Σ_i dX_i. That sum is f's all-reduce.")
-AVERAGED = (
-    "your dX is the average of the GPUs' dX_i, not their sum. X feeds every GPU's block, so its "
-    "gradient is the sum of the contributions, dX = Σ_i dX_i; dividing by n leaves it n times "
-    "too small.")
-WEIGHTS_REDUCED = (
-    "every GPU got the sum over GPUs of the weight gradients, Σ_j dA_j (and Σ_j dB_j). The "
-    "weights are not shared: GPU i owns A_i and B_i and nobody else uses them, so their "
-    "gradients stay on GPU i, each computed from its own shard, with no communication at all.")
-AT_H = (
-    "you evaluated GeLU′ at H_i = GeLU(Z_i). The chain rule needs the derivative at the point "
-    "where GeLU was applied: dZ_i = dH_i ⊙ GeLU′(Z_i), with Z_i = X A_i.")
-ERF = (
-    "your result matches the derivative of the exact erf GeLU, Φ(x) + x·φ(x). This course uses "
-    "GPT-2's tanh approximation, so differentiate ½x(1 + tanh u) with u = √(2/π)(x + 0.044715x³); "
-    "the two differ by up to ~8.7e-4 near |x| ≈ 2.")
-NO_THREE = (
-    "your u′ is missing the 3 of d(x³)/dx: u = √(2/π)(x + 0.044715x³) gives "
-    "u′ = √(2/π)(1 + 3·0.044715x²).")
-NO_PRODUCT_RULE = (
-    "you returned only ½(1 + tanh u), as if the factor (1 + tanh u) were a constant. "
-    "GeLU(x) = ½x·(1 + tanh u) is a product of two factors that both depend on x, so the "
-    "product rule adds a second term: ½x·(1 − tanh²u)·u′.")
-DB_FROM_Z = (
-    "your dB_i is built from Z_i = X A_i, the input of GeLU. B_i multiplies H_i = GeLU(Z_i), so "
-    "dB_i = H_iᵀ dY (for one token, outer(H_i, dY)).")
-TRANSPOSED = (
-    "your dA_i is transposed. A gradient has the shape of what it is the gradient of: dA_i has "
-    "A_i's shape (D, F/n), dA_i = Xᵀ dZ_i (for one token, outer(X, dZ_i)).")
-DOT = (
-    "for a single token X and dZ_i are vectors, and X.T @ dZ_i is their dot product, one "
-    "number: .T does nothing to a 1-D array. The gradient needs their outer product, "
-    "np.outer(X, dZ_i), of shape (D, F/n) (and dB_i = np.outer(H_i, dY)).")
-GELU_ITSELF = "your gelu_grad returns GeLU(x) itself, not its derivative."
+# The classic mistakes, named for the learner: functions, so each is translated when used.
+
+def hint_no_allreduce():
+    return _(
+        "your dX is GPU 0's dX_0 alone. Every GPU holds only its share of dX: in the forward pass X "
+        "went to every GPU (f is the identity there), so in the backward pass the gradient that comes "
+        "back from every copy must be added up, dX = Σ_i dX_i. That sum is f's all-reduce.")
+
+
+def hint_averaged():
+    return _(
+        "your dX is the average of the GPUs' dX_i, not their sum. X feeds every GPU's block, so its "
+        "gradient is the sum of the contributions, dX = Σ_i dX_i; dividing by n leaves it n times "
+        "too small.")
+
+
+def hint_weights_reduced():
+    return _(
+        "every GPU got the sum over GPUs of the weight gradients, Σ_j dA_j (and Σ_j dB_j). The "
+        "weights are not shared: GPU i owns A_i and B_i and nobody else uses them, so their "
+        "gradients stay on GPU i, each computed from its own shard, with no communication at all.")
+
+
+def hint_at_h():
+    return _(
+        "you evaluated GeLU′ at H_i = GeLU(Z_i). The chain rule needs the derivative at the point "
+        "where GeLU was applied: dZ_i = dH_i ⊙ GeLU′(Z_i), with Z_i = X A_i.")
+
+
+def hint_erf():
+    return _(
+        "your result matches the derivative of the exact erf GeLU, Φ(x) + x·φ(x). This course uses "
+        "GPT-2's tanh approximation, so differentiate ½x(1 + tanh u) with u = √(2/π)(x + 0.044715x³); "
+        "the two differ by up to ~8.7e-4 near |x| ≈ 2.")
+
+
+def hint_no_three():
+    return _(
+        "your u′ is missing the 3 of d(x³)/dx: u = √(2/π)(x + 0.044715x³) gives "
+        "u′ = √(2/π)(1 + 3·0.044715x²).")
+
+
+def hint_no_product_rule():
+    return _(
+        "you returned only ½(1 + tanh u), as if the factor (1 + tanh u) were a constant. "
+        "GeLU(x) = ½x·(1 + tanh u) is a product of two factors that both depend on x, so the "
+        "product rule adds a second term: ½x·(1 − tanh²u)·u′.")
+
+
+def hint_db_from_z():
+    return _(
+        "your dB_i is built from Z_i = X A_i, the input of GeLU. B_i multiplies H_i = GeLU(Z_i), so "
+        "dB_i = H_iᵀ dY (for one token, outer(H_i, dY)).")
+
+
+def hint_transposed():
+    return _(
+        "your dA_i is transposed. A gradient has the shape of what it is the gradient of: dA_i has "
+        "A_i's shape (D, F/n), dA_i = Xᵀ dZ_i (for one token, outer(X, dZ_i)).")
+
+
+def hint_dot():
+    return _(
+        "for a single token X and dZ_i are vectors, and X.T @ dZ_i is their dot product, one "
+        "number: .T does nothing to a 1-D array. The gradient needs their outer product, "
+        "np.outer(X, dZ_i), of shape (D, F/n) (and dB_i = np.outer(H_i, dY)).")
+
+
+def hint_gelu_itself():
+    return _("your gelu_grad returns GeLU(x) itself, not its derivative.")
 
 
 def backward_mistakes(X, shards, dY):
@@ -148,28 +181,28 @@ def backward_mistakes(X, shards, dY):
         return tanh_gelu_grad(z, product_rule=False)
 
     found = [
-        (_(NO_ALLREDUCE), lambda: assemble(parts(), reduce="none")),
-        (_(AVERAGED), lambda: assemble(parts(), reduce="mean")),
-        (_(WEIGHTS_REDUCED), lambda: assemble(parts(), reduce_weights=True)),
-        (_(AT_H), lambda: assemble(parts(at_h=True))),
-        (_(ERF), lambda: assemble(parts(act_grad=erf_gelu_grad))),
-        (_(NO_THREE), lambda: assemble(parts(act_grad=no_three))),
-        (_(NO_PRODUCT_RULE), lambda: assemble(parts(act_grad=no_product_rule))),
-        (_(DB_FROM_Z), lambda: assemble(parts(dB_from_z=True))),
-        (_(TRANSPOSED), lambda: transposed(X, shards, dY)),
+        (hint_no_allreduce(), lambda: assemble(parts(), reduce="none")),
+        (hint_averaged(), lambda: assemble(parts(), reduce="mean")),
+        (hint_weights_reduced(), lambda: assemble(parts(), reduce_weights=True)),
+        (hint_at_h(), lambda: assemble(parts(at_h=True))),
+        (hint_erf(), lambda: assemble(parts(act_grad=erf_gelu_grad))),
+        (hint_no_three(), lambda: assemble(parts(act_grad=no_three))),
+        (hint_no_product_rule(), lambda: assemble(parts(act_grad=no_product_rule))),
+        (hint_db_from_z(), lambda: assemble(parts(dB_from_z=True))),
+        (hint_transposed(), lambda: transposed(X, shards, dY)),
     ]
     width = {np.shape(a)[1] for a, _b in shards}
     if np.ndim(X) == 1 and width == {np.shape(X)[0]}:
-        found.append((_(DOT), lambda: one_token_dots(X, shards, dY)))
+        found.append((hint_dot(), lambda: one_token_dots(X, shards, dY)))
     return found
 
 
 def gelu_grad_mistakes(x):
     x = np.asarray(x, dtype=np.float64)
-    return [(_(ERF), lambda: erf_gelu_grad(x)),
-            (_(NO_PRODUCT_RULE), lambda: tanh_gelu_grad(x, product_rule=False)),
-            (_(NO_THREE), lambda: tanh_gelu_grad(x, cube=1.0)),
-            (_(GELU_ITSELF), lambda: tanh_gelu(x))]
+    return [(hint_erf(), lambda: erf_gelu_grad(x)),
+            (hint_no_product_rule(), lambda: tanh_gelu_grad(x, product_rule=False)),
+            (hint_no_three(), lambda: tanh_gelu_grad(x, cube=1.0)),
+            (hint_gelu_itself(), lambda: tanh_gelu(x))]
 
 
 # Relative to the largest magnitude in the whole expected (dX, grads): a float32 implementation
