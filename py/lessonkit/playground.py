@@ -7,7 +7,8 @@
 
 Arguments are JSON values: a rectangular list of numbers becomes a float64 array, other lists
 stay lists (of converted items), numbers and strings stay as they are, and `{"ref": name}` is
-a copy of the result of an earlier call saved with `"as": name`. Only the functions the
+a copy of the result of an earlier call saved with `"as": name`; `{"ints": [...]}` is an int64
+array (token ids, targets: indices a float64 array could not serve as). Only the functions the
 lesson declares can be called. Returns `{"ok": true, "results": [...], "stdout": ...,
 "stdout_truncated": ...}` with results as JSON values (arrays as nested lists; NaN and
 infinities as the strings "nan", "inf", "-inf"), or `{"ok": false, "message": ..., ...}`
@@ -71,6 +72,12 @@ def _answer(out: CappedOutput, **fields) -> dict:
 
 
 def _argument(value, saved: dict):
+    if isinstance(value, dict) and set(value) == {"ints"}:
+        # Token ids and targets: indices must reach the learner as integers, not float64.
+        if not (isinstance(value["ints"], list)
+                and all(type(v) is int for v in value["ints"])):
+            raise ValueError(f"{value!r}: 'ints' must be a list of integers")
+        return numpy.array(value["ints"], dtype=numpy.int64)
     if isinstance(value, dict):
         if set(value) != {"ref"} or value["ref"] not in saved:
             raise ValueError(f"{value!r} must be {{'ref': name}} naming an earlier 'as'")

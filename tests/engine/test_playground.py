@@ -52,6 +52,15 @@ def test_values_become_json(toy):
     assert out["stdout"].startswith("doubling\nsolution.py:5: RuntimeWarning: divide by zero")
 
 
+def test_ints_become_an_int_array(toy):
+    source = TOY_REFERENCE.replace("return 2 * np.asarray(x, dtype=float)",
+                                   "return [str(np.asarray(x).dtype), list(np.asarray(x)[::-1])]")
+    out = run_calls(toy, source, [{"fn": "double", "args": [{"ints": [1, 6]}]}])
+    assert out["ok"] is True and out["results"] == [["int64", [6, 1]]]
+    with pytest.raises(ValueError):
+        run_calls(toy, TOY_REFERENCE, [{"fn": "double", "args": [{"ints": [1.5]}]}])
+
+
 def test_page_mistakes_raise(toy):
     with pytest.raises(ValueError):
         run_calls(toy, TOY_REFERENCE, [{"fn": "os.system", "args": []}])
