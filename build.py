@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 sys.path[:0] = [str(ROOT / "tools"), str(ROOT / "py")]
 
-from sitebuild import bundle, lessons, pages, precompile, serve, vendor  # noqa: E402
+from sitebuild import bundle, hosting, lessons, pages, precompile, serve, vendor  # noqa: E402
 from sitebuild.errors import BuildError  # noqa: E402
 
 PY_DIR = ROOT / "py"
@@ -62,6 +62,8 @@ def build(out: Path, lessons_dir: Path, minify: bool = True) -> Path:
         for lesson in loaded:
             write_lesson(stage, lesson, prose[lesson.id], assets, sizes, engine_zip)
         (stage / "index.html").write_text(pages.index_page(loaded, assets), encoding="utf-8")
+        hosting.write_service_worker(stage)
+        hosting.compress(stage, ROOT / ".cache" / "compress", log)
         if out.exists():
             shutil.rmtree(out)
         stage.rename(out)

@@ -77,8 +77,9 @@ def browser():
 @pytest.fixture(scope="session")
 def context(browser, site_url):
     """One browser context per isolation mode: its HTTP cache makes every page after the first
-    a warm load. Tests start from empty storage (see `page`)."""
-    context = browser.new_context(viewport={"width": 1400, "height": 950})
+    a warm load. Tests start from empty storage (see `page`). Service workers are blocked, so
+    "plain" stays a plain host (the worker would make it isolated); test_hosting.py tests them."""
+    context = browser.new_context(viewport={"width": 1400, "height": 950}, service_workers="block")
     context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site_url.rstrip("/"))
     yield context
     context.close()

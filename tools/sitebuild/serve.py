@@ -1,9 +1,14 @@
 """A static server for dist/, for development and tests. With isolation (the default) it sends
 COOP/COEP so the page is cross-origin isolated and can interrupt Python through a
-SharedArrayBuffer; without it, it behaves like a plain static host."""
+SharedArrayBuffer; without it, it behaves like a plain static host. Either way it serves what a
+good static host serves: the build's `.br`/`.gz` copies with Content-Encoding to browsers that
+accept them, and content-hashed files as immutable (everything else is revalidated)."""
 from __future__ import annotations
 
+import email.utils
 import functools
+import os
+import re
 import sys
 import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -14,6 +19,12 @@ ISOLATION_HEADERS = {
     "Cross-Origin-Embedder-Policy": "require-corp",
     "Cross-Origin-Resource-Policy": "same-origin",
 }
+
+
+# esbuild's names: assets/page-EXZLJJUN.css, assets/fonts/KaTeX_Main-Bold-ABCD1234.woff2.
+HASHED = re.compile(r"/assets/(.+/)?[^/]+-[A-Z0-9]{8}\.[a-z0-9]+$")
+IMMUTABLE = "public, max-age=31536000, immutable"
+ENCODINGS = (("br", ".br"), ("gzip", ".gz"))  # preferred first
 
 
 class _Handler(SimpleHTTPRequestHandler):
@@ -27,10 +38,49 @@ class _Handler(SimpleHTTPRequestHandler):
         if self.isolated:
             for name, value in ISOLATION_HEADERS.items():
                 self.send_header(name, value)
-        # Revalidate every time: a rebuilt site is never served stale, and unchanged files come
-        # back as 304s from the browser cache.
-        self.send_header("Cache-Control", "no-cache")
+        # Hashed names never change content; the rest is revalidated every time, so a rebuilt
+        # site is never served stale and unchanged files come back as 304s.
+        path = self.path.split("?", 1)[0]
+        self.send_header("Cache-Control", IMMUTABLE if HASHED.search(path) else "no-cache")
         super().end_headers()
+
+    def send_head(self):
+        """The file's precompressed copy when the browser accepts its encoding, else the file."""
+        path = self.translate_path(self.path)
+        accepted = {part.split(";")[0].strip() for part in self.headers.get("Accept-Encoding", "").split(",")}
+        variants = [(name, path + ext) for name, ext in ENCODINGS if os.path.isfile(path + ext)]
+        if not os.path.isfile(path) or not variants:
+            return super().send_head()
+        for encoding, variant in variants:
+            if encoding in accepted:
+                break
+        else:
+            encoding = None
+        stat = os.stat(path)
+        if self._not_modified(stat.st_mtime):
+            self.send_response(304)
+            self.send_header("Vary", "Accept-Encoding")
+            self.end_headers()
+            return None
+        f = open(variant if encoding else path, "rb")
+        self.send_response(200)
+        self.send_header("Content-Type", self.guess_type(path))
+        if encoding:
+            self.send_header("Content-Encoding", encoding)
+        self.send_header("Content-Length", str(os.fstat(f.fileno()).st_size))
+        self.send_header("Last-Modified", self.date_time_string(stat.st_mtime))
+        self.send_header("Vary", "Accept-Encoding")
+        self.end_headers()
+        return f
+
+    def _not_modified(self, mtime: float) -> bool:
+        since = self.headers.get("If-Modified-Since")
+        if not since or self.headers.get("If-None-Match"):
+            return False
+        try:
+            return int(mtime) <= email.utils.parsedate_to_datetime(since).timestamp()
+        except (TypeError, ValueError, IndexError, OverflowError):
+            return False
 
     def log_request(self, code="-", size="-"):  # only failures, so the terminal stays readable
         if str(getattr(code, "value", code)).startswith(("4", "5")):

@@ -9,6 +9,7 @@ import { Results, summarize } from "./results.js";
 import { Progress } from "./progress.js";
 import { LanguageSwitch } from "./language.js";
 import { mountWidgets } from "./widgets-host.js";
+import { registerServiceWorker } from "./offline.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -24,7 +25,10 @@ function readConfig() {
 function main() {
   const config = readConfig();
   const language = new LanguageSwitch(document);
-  if (!config) return;
+  if (!config) {
+    registerServiceWorker();
+    return;
+  }
 
   const status = $("run-status");
   const setStatus = (state, text) => {
@@ -51,6 +55,7 @@ function main() {
     },
   });
   python.start();
+  registerServiceWorker(python.ready);
 
   const runButton = $("run");
   const stopButton = $("stop");

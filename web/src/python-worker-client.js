@@ -49,6 +49,8 @@ export class PythonWorker {
   restart() {
     this.readyDone = false;
     this.worker.terminate();
+    // An interrupt meant for the old worker must not hit the new one while it starts.
+    if (this.interrupt) Atomics.store(this.interrupt, 0, 0);
     this.restarts += 1;
     this.start();
   }
@@ -78,7 +80,11 @@ export class PythonWorker {
     const job = this.current;
     if (!job || job.stopping) return;
     job.stopping = true;
-    if (this.interrupt) {
+    if (!job.sent) {
+      // Waiting for a restarted worker to get ready: nothing of it runs yet, so it just ends,
+      // and the worker goes on starting (an interrupt now would break its start-up).
+      this.finish({ kind: "stopped" });
+    } else if (this.interrupt) {
       Atomics.store(this.interrupt, 0, SIGINT);
       job.escalation = setTimeout(() => this.endWorkerAndFinish(job, { kind: "stopped" }), ESCALATE_MS);
     } else {
@@ -116,14 +122,16 @@ export class PythonWorker {
   send(job) {
     job.id = ++this.seq;
     job.running = null;
-    job.firstSent ??= performance.now();
+    job.sent = true;
+    job.sentAt = performance.now();
+    job.usedMs ??= 0;
     if (this.interrupt) Atomics.store(this.interrupt, 0, 0);
     if (job.type === "grade") {
-      // After a restart: what the earlier workers learned, and the time they already used
-      // (it counts against the lesson's limit for the whole run).
+      // After a restart: what the earlier workers learned, and the time they spent grading
+      // (it counts against the lesson's limit for the whole run; restarting does not).
       this.worker.postMessage({ type: "grade", id: job.id, lesson: this.config.lesson.id,
                                 source: job.source, timed_out: job.timedOut, crashed: job.crashed,
-                                time_used_s: (performance.now() - job.firstSent) / 1000 });
+                                time_used_s: job.usedMs / 1000 });
     } else {
       this.worker.postMessage({ type: "run-example", id: job.id, source: job.source, inputs: job.calls });
     }
@@ -220,6 +228,8 @@ export class PythonWorker {
 
   async restartAndResend(job) {
     this.disarmTimers(job);
+    job.usedMs += performance.now() - job.sentAt;
+    job.sent = false;
     this.restart();
     try {
       await this.ready;

@@ -57,12 +57,11 @@ async function init({ lesson, urls, downloadBytes, interruptBuffer }) {
   pyodide.unpackArchive(engineZip, "zip", { extractDir: sitePackages });
   lessonDir = `${HOME}/lessons/${lesson.id}`;
   pyodide.unpackArchive(lessonZip, "zip", { extractDir: lessonDir });
-  post({ type: "ready" });
-  // Importing pytest and grading the starter once takes a second or two: done now, in the
-  // background, so the learner's first Run is as fast as the next ones. A Run that arrives
-  // meanwhile waits in the queue.
+  // Importing pytest and grading the starter once: "ready" comes after it, so the learner's
+  // first Run is as fast as the next ones (a Run pressed earlier waits on the page).
   browser = pyodide.pyimport("lessonkit.browser");
   browser.prepare(lessonDir);
+  post({ type: "ready" });
 }
 
 function grade({ id, source, timed_out: timedOut, crashed, time_used_s: timeUsed }) {

@@ -1,0 +1,81 @@
+"""What makes the built site fast and offline on any static host, done once the site's files
+are all written: the service worker with the build's precache manifest (dist/sw.js), and
+precompressed `.br` and `.gz` copies beside every large file.
+
+Compressing is slow (brotli at its best takes about a minute for the whole site), so each
+compressed copy is kept in `.cache/compress/`, named by the sha256 of its input.
+"""
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+from .errors import BuildError
+
+HERE = Path(__file__).resolve().parent
+SERVICE_WORKER_SOURCE = HERE.parents[1] / "web" / "src" / "service-worker.js"
+SERVICE_WORKER = "sw.js"
+# Smaller files gain less than their request's headers weigh.
+COMPRESS_MIN_BYTES = 1024
+# Already compressed, or not fetched by the pages: no .br/.gz.
+NOT_COMPRESSED = (".br", ".gz", ".png", ".jpg", ".woff2", ".map")
+# Not precached: source maps are for developers, the companion files are downloads, and every
+# browser that runs the site takes KaTeX's woff2 fonts (listed first), never the woff/ttf ones.
+NOT_PRECACHED = (".br", ".gz", ".map", ".ipynb", ".woff", ".ttf")
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _files(site: Path):
+    return sorted(p for p in site.rglob("*") if p.is_file())
+
+
+def write_service_worker(site: Path) -> Path:
+    """dist/sw.js: the worker's source after its manifest, {version, files: {path: sha256}} of
+    every file the pages use. The version changes with any file, so the browser, which checks
+    sw.js on each visit, installs the new build's worker."""
+    files = {p.relative_to(site).as_posix(): _sha256(p) for p in _files(site)
+             if not p.name.endswith(NOT_PRECACHED) and "companion" not in p.relative_to(site).parts}
+    version = hashlib.sha256(json.dumps(files, sort_keys=True).encode()).hexdigest()[:16]
+    manifest = json.dumps({"version": version, "files": files}, indent=0, sort_keys=True)
+    out = site / SERVICE_WORKER
+    out.write_text(f"const PRECACHE = {manifest};\n" + SERVICE_WORKER_SOURCE.read_text(encoding="utf-8"),
+                   encoding="utf-8")
+    return out
+
+
+def compress(site: Path, cache: Path, log=print):
+    """Writes `x.br` and `x.gz` beside every file of at least COMPRESS_MIN_BYTES (unless its
+    format is already compressed), each only when smaller than the file itself."""
+    targets = [p for p in _files(site)
+               if p.stat().st_size >= COMPRESS_MIN_BYTES and not p.name.endswith(NOT_COMPRESSED)]
+    cache.mkdir(parents=True, exist_ok=True)
+    digests = {p: _sha256(p) for p in targets}
+    todo = {digests[p]: p for p in targets if not (cache / f"{digests[p]}.br").is_file()}
+    if todo:
+        log(f"compressing {len(todo)} file{'s' * (len(todo) != 1)} with brotli (cached afterwards)")
+        with tempfile.TemporaryDirectory(dir=cache, prefix=".work-") as work:
+            job = [[str(src), str(Path(work) / f"{digest}.br")] for digest, src in todo.items()]
+            (Path(work) / "job.json").write_text(json.dumps(job))
+            proc = subprocess.run(["node", str(HERE / "compress.mjs"), str(Path(work) / "job.json")],
+                                  capture_output=True, text=True)
+            if proc.returncode != 0:
+                raise BuildError(f"brotli compression failed (node compress.mjs):\n{proc.stderr.strip()[-2000:]}")
+            for digest in todo:
+                (Path(work) / f"{digest}.br").replace(cache / f"{digest}.br")
+    for path in targets:
+        size = path.stat().st_size
+        brotli = cache / f"{digests[path]}.br"
+        if brotli.stat().st_size < size:
+            shutil.copyfile(brotli, path.with_name(path.name + ".br"))
+        # gzip is fast enough to redo; mtime=0 keeps it byte-identical across builds.
+        data = gzip.compress(path.read_bytes(), compresslevel=9, mtime=0)
+        if len(data) < size:
+            path.with_name(path.name + ".gz").write_bytes(data)
