@@ -1,0 +1,329 @@
+// Widget "attention-heads": multi-head self-attention split by heads over N simulated GPUs.
+// Each head's attention pattern is a heat map in the colour of the GPU that owns it; each GPU's
+// partial output, their sum (the all-reduce) and the unsplit output are recomputed on every
+// edit. "Try with my code" runs the learner's shard_attention and tp_attention on the same
+// numbers.
+
+import { h, fill } from "widget-kit/dom.js";
+import { translator } from "widget-kit/i18n.js";
+import { inputGrid, readGrid, showErrors, entryErrorText, ENTRY_MESSAGES } from "widget-kit/grid.js";
+import { divisors, formatNumber } from "widget-kit/matrix.js";
+import { tpAttention, seededWeights, compareLearnerAttention } from "../widget-lib/attention.js";
+import "./attention-heads.css";
+
+// The learner functions "Try with my code" runs (lessonkit check: declared in lesson.toml).
+export const calls = ["shard_attention", "tp_attention"];
+
+// A small sequence: T = 4 tokens of width D = 8, 4 heads of width 2, N = 2 GPUs.
+const D = 8;
+const DEFAULT_X = [
+  [1, 0, 2, 0, 1, -1, 0, 1],
+  [0, 1, 0, 2, -1, 1, 1, 0],
+  [1, 1, -1, 0, 0, 2, -1, 1],
+  [2, -1, 0, 1, 1, 0, 2, -1],
+];
+const DEFAULT_HEADS = 4;
+const DEFAULT_N = 2;
+const HEAD_OPTIONS = divisors(D); // 1, 2, 4, 8
+
+/** The widget's text; exported so the unit tests can check both languages are complete. */
+export const MESSAGES = {
+  en: {
+    ...ENTRY_MESSAGES.en,
+    title: "Attention, split by heads",
+    intro: "Edit the tokens X or change the settings: every heat map and output below is recomputed as you type.",
+    settings: "Settings",
+    heads: "Heads (n_heads)",
+    gpus: "GPUs (N)",
+    causal: "Causal mask",
+    reseed: "New weights",
+    weights: "Wq, Wk, Wv, Wo: fixed random 8 × 8 matrices (set {seed}).",
+    "caption-X": "X: T = 4 tokens of width D = 8",
+    "head-width": "d_head = {D} / {H} = {d}",
+    gpu: "GPU {i}",
+    owns: ({ first, last, cols }) => (first === last ? `head ${first}: columns ${cols} of Wq, Wk, Wv, the same rows of Wo` : `heads ${first}–${last}: columns ${cols} of Wq, Wk, Wv, the same rows of Wo`),
+    head: "Head {h}",
+    "heat-caption": "softmax(Q_h K_hᵀ / √{d}): row = query token, column = key token",
+    masked: "hidden by the causal mask",
+    partial: "Partial output Y_{i} (T × D)",
+    "reduce-title": "All-reduce",
+    sum: ({ N }) => (N === 1 ? "Y_0 (nothing to add on one GPU)" : `Y_0 + … + Y_${N - 1}: the sum of the ${N} partial outputs`),
+    unsplit: "Unsplit attention, on one device",
+    equal: "Equal: the sum of the partial outputs is the unsplit attention.",
+    "not-equal": "Not equal: the largest difference is {diff}.",
+    blocked: "Fix the entry marked above to see the results.",
+    "try-button": "Try with my code",
+    "try-hint": "Runs your shard_attention and tp_attention on these numbers, in Python, and compares the result with the reference.",
+    running: "Running your shard_attention and tp_attention…",
+    match: "Match: your tp_attention gives the unsplit attention.",
+    mismatch: "Mismatch: your tp_attention gives a different result.",
+    "bad-shape": "Your tp_attention did not return a 4 × 8 matrix of numbers.",
+    "largest-diff": "Largest difference from the reference: {diff}.",
+    "yours-title": "Your tp_attention",
+    "shard-count": "Hint: your shard_attention did not return a list of {N} tuples.",
+    "shard-tuple": "Hint: item {i} of your shard_attention's list is not a tuple (Wq_i, Wk_i, Wv_i, Wo_i).",
+    "shard-part": "Hint: your {part}_{i} is not GPU {i}'s block: {what}.",
+    "shard-columns": "columns {cols} of {part}",
+    "shard-rows": "rows {cols} of Wo",
+    failed: "Your code could not run on this example:",
+    stale: "The numbers have changed since this run; press the button again to rerun.",
+    printed: "Printed output",
+  },
+  pl: {
+    ...ENTRY_MESSAGES.pl,
+    title: "Uwaga podzielona po głowicach",
+    intro: "Zmieniaj tokeny X albo ustawienia: każda mapa ciepła i każdy wynik poniżej liczą się od nowa w trakcie pisania.",
+    settings: "Ustawienia",
+    heads: "Głowice (n_heads)",
+    gpus: "GPU (N)",
+    causal: "Maska przyczynowa",
+    reseed: "Nowe wagi",
+    weights: "Wq, Wk, Wv, Wo: stałe losowe macierze 8 × 8 (zestaw {seed}).",
+    "caption-X": "X: T = 4 tokeny o szerokości D = 8",
+    "head-width": "d_head = {D} / {H} = {d}",
+    gpu: "GPU {i}",
+    owns: ({ first, last, cols }) => (first === last ? `głowica ${first}: kolumny ${cols} macierzy Wq, Wk, Wv, te same wiersze Wo` : `głowice ${first}–${last}: kolumny ${cols} macierzy Wq, Wk, Wv, te same wiersze Wo`),
+    head: "Głowica {h}",
+    "heat-caption": "softmax(Q_h K_hᵀ / √{d}): wiersz = token zapytania, kolumna = token klucza",
+    masked: "ukryte przez maskę przyczynową",
+    partial: "Wynik częściowy Y_{i} (T × D)",
+    "reduce-title": "All-reduce",
+    sum: ({ N }) => (N === 1 ? "Y_0 (na jednym GPU nie ma czego dodawać)" : `Y_0 + … + Y_${N - 1}: suma ${N} wyników częściowych`),
+    unsplit: "Uwaga bez podziału, na jednym urządzeniu",
+    equal: "Równe: suma wyników częściowych to uwaga bez podziału.",
+    "not-equal": "Różne: największa różnica wynosi {diff}.",
+    blocked: "Popraw zaznaczone pole powyżej, aby zobaczyć wyniki.",
+    "try-button": "Sprawdź moim kodem",
+    "try-hint": "Uruchamia Twoje shard_attention i tp_attention na tych liczbach, w Pythonie, i porównuje wynik ze wzorcem.",
+    running: "Uruchamiam Twoje shard_attention i tp_attention…",
+    match: "Zgodne: Twoje tp_attention daje uwagę bez podziału.",
+    mismatch: "Niezgodne: Twoje tp_attention daje inny wynik.",
+    "bad-shape": "Twoje tp_attention nie zwróciło macierzy liczb 4 × 8.",
+    "largest-diff": "Największa różnica od wzorca: {diff}.",
+    "yours-title": "Twoje tp_attention",
+    "shard-count": "Wskazówka: Twoje shard_attention nie zwróciło listy {N} krotek.",
+    "shard-tuple": "Wskazówka: element {i} listy z shard_attention nie jest krotką (Wq_i, Wk_i, Wv_i, Wo_i).",
+    "shard-part": "Wskazówka: Twoje {part}_{i} to nie blok GPU {i}: {what}.",
+    "shard-columns": "kolumny {cols} macierzy {part}",
+    "shard-rows": "wiersze {cols} macierzy Wo",
+    failed: "Twój kod nie zadziałał na tym przykładzie:",
+    stale: "Liczby zmieniły się od tego uruchomienia; naciśnij przycisk ponownie.",
+    printed: "Wypisany tekst",
+  },
+};
+
+const t = translator(MESSAGES);
+const span = (a, b) => (b - a === 1 ? `${a}` : `${a}–${b - 1}`);
+
+export function mount(el, ctx) {
+  const run = typeof ctx.runWithLearnerCode === "function" ? ctx.runWithLearnerCode : null;
+  const state = {
+    lang: ctx.lang ?? "en",
+    nHeads: DEFAULT_HEADS,
+    N: DEFAULT_N,
+    causal: true,
+    seed: 1,
+    text: DEFAULT_X.map((row) => row.map(String)), // what the learner typed, kept verbatim
+    learner: null, // {key, status: "running" | "done" | "error", ...}
+  };
+  let view = null;
+
+  function render(focus) {
+    const lang = state.lang;
+    const select = (name, options, value) =>
+      h("select", { "data-setting": name, onchange: (e) => change(name, Number(e.target.value)) },
+        options.map((v) => h("option", { value: v, selected: v === value }, String(v))));
+    const settings = h(
+      "fieldset",
+      { class: "tpw-sizes attention-heads-settings" },
+      h("legend", {}, t(lang, "settings")),
+      h("label", { class: "tpw-size" }, h("span", {}, t(lang, "heads")), select("heads", HEAD_OPTIONS, state.nHeads)),
+      h("label", { class: "tpw-size" }, h("span", {}, t(lang, "gpus")), select("N", divisors(state.nHeads), state.N)),
+      h("label", { class: "tpw-size attention-heads-causal" },
+        h("input", { type: "checkbox", "data-setting": "causal", checked: state.causal, onchange: (e) => change("causal", e.target.checked) }),
+        h("span", {}, t(lang, "causal"))),
+      h("button", { type: "button", class: "tpw-button attention-heads-reseed", "data-setting": "seed", onclick: () => change("seed", state.seed + 1) }, t(lang, "reseed"))
+    );
+    const grid = inputGrid({ name: "X", values: state.text, onInput: edited });
+    const errors = h("div", { class: "tpw-errors", "data-testid": "errors-X" });
+    const tryButton = run ? h("button", { type: "button", class: "tpw-button", onclick: tryLearner }, t(lang, "try-button")) : null;
+    view = {
+      grid, errors, tryButton,
+      results: h("div", { class: "tpw-results attention-heads-results" }),
+      learnerBox: h("div", { class: "tpw-learner-result", "data-testid": "learner-result", "aria-live": "polite" }),
+    };
+    fill(
+      el,
+      h(
+        "section",
+        { class: "tpw attention-heads", lang },
+        h("h3", { class: "tpw-title" }, t(lang, "title")),
+        h("p", { class: "tpw-intro" }, t(lang, "intro")),
+        settings,
+        h("p", { class: "attention-heads-note" }, t(lang, "weights", { seed: state.seed }), " ",
+          t(lang, "head-width", { D, H: state.nHeads, d: D / state.nHeads })),
+        h("figure", { class: "tpw-matrix attention-heads-x" }, h("figcaption", {}, t(lang, "caption-X")), grid.table, errors),
+        view.results,
+        run ? h("div", { class: "tpw-learner" }, tryButton, h("p", { class: "tpw-hint" }, t(lang, "try-hint")), view.learnerBox) : null
+      )
+    );
+    if (focus) el.querySelector(`[data-setting="${focus}"]`)?.focus();
+    compute();
+  }
+
+  function change(name, value) {
+    if (name === "heads") {
+      state.nHeads = value;
+      if (value % state.N) state.N = Math.max(...divisors(value).filter((d) => d <= state.N));
+    } else if (name === "N") state.N = value;
+    else if (name === "causal") state.causal = value;
+    else state.seed = value;
+    render(name);
+  }
+
+  function edited() {
+    state.text = view.grid.inputs.map((row) => row.map((input) => input.value));
+    compute();
+  }
+
+  function compute() {
+    const lang = state.lang;
+    const { values, errors } = readGrid(view.grid.inputs);
+    showErrors(view.errors, errors.map((e) => ({ input: e.input, text: entryErrorText(t, lang, e) })));
+    if (!values) {
+      view.current = null;
+      fill(view.results, h("p", { class: "tpw-blocked", "data-testid": "blocked" }, t(lang, "blocked")));
+    } else {
+      const W = seededWeights(D, state.seed);
+      const input = { X: values, W, nHeads: state.nHeads, N: state.N, causal: state.causal };
+      const result = tpAttention(values, W, state.nHeads, state.N, state.causal);
+      view.current = { input, result, key: JSON.stringify(input) };
+      fill(view.results, resultsView(result));
+    }
+    if (view.tryButton) view.tryButton.disabled = !view.current || state.learner?.status === "running";
+    renderLearner();
+  }
+
+  function resultsView(r) {
+    const lang = state.lang;
+    const d = D / state.nHeads;
+    const cards = r.gpus.map((g, i) => {
+      const first = g.heads[0].index, last = g.heads[g.heads.length - 1].index;
+      return h(
+        "article",
+        { class: `tpw-gpu gpu-${i}`, "data-testid": `gpu-${i}`, "aria-label": t(lang, "gpu", { i }) },
+        h("h5", {}, h("span", { class: "tpw-gpu-badge" }, t(lang, "gpu", { i })), " ",
+          h("span", { class: "tpw-owns" }, t(lang, "owns", { first, last, cols: span(...g.shard.range) }))),
+        h("div", { class: "attention-heads-maps" }, g.heads.map((hd) => heatMap(hd, d, i))),
+        matrixView(t(lang, "partial", { i }), g.Y, `partial-${i}`)
+      );
+    });
+    return [
+      h("div", { class: "tpw-gpus attention-heads-gpus" }, cards),
+      h(
+        "div",
+        { class: "tpw-panel tpw-reduce" },
+        h("h4", {}, t(lang, "reduce-title")),
+        h("div", { class: "attention-heads-compare" },
+          matrixView(t(lang, "sum", { N: state.N }), r.sum, "sum"),
+          matrixView(t(lang, "unsplit"), r.unsplit, "unsplit")),
+        h("p", { class: `tpw-verdict ${r.equal ? "is-equal" : "is-different"}`, "data-testid": "equal", "data-equal": String(r.equal) },
+          h("span", { class: "tpw-icon", "aria-hidden": "true" }, r.equal ? "✓" : "✗"), " ",
+          r.equal ? t(lang, "equal") : t(lang, "not-equal", { diff: r.maxDiff.toExponential(2) }))
+      ),
+    ];
+  }
+
+  /** One head's T×T weights: each cell tinted by its weight in its GPU's colour. */
+  function heatMap(hd, d, gpu) {
+    const lang = state.lang;
+    return h(
+      "figure",
+      { class: `attention-heads-map gpu-${gpu}`, "data-testid": `head-${hd.index}` },
+      h("figcaption", {}, t(lang, "head", { h: hd.index })),
+      h("table", { class: "attention-heads-heat", title: t(lang, "heat-caption", { d: formatNumber(d) }) },
+        h("tbody", {}, hd.P.map((row, q) => h("tr", {}, row.map((p, k) => {
+          const hidden = state.causal && k > q;
+          return h("td", {
+            class: hidden ? "is-masked" : p >= 0.55 ? "is-strong" : null, // white text on dark tints
+            style: hidden ? null : `--weight: ${Math.round(p * 100)}%`,
+            "aria-label": hidden ? t(lang, "masked") : `P[${q}][${k}] = ${formatNumber(p)}`,
+          }, hidden ? "·" : p.toFixed(2).replace(/^0/, ""));
+        })))))
+    );
+  }
+
+  async function tryLearner() {
+    const current = view.current;
+    if (!run || !current) return;
+    const { X, W, nHeads, N, causal } = current.input;
+    state.learner = { key: current.key, status: "running", reference: current.result, N };
+    compute();
+    let learner;
+    try {
+      const outcome = await run([
+        { fn: "shard_attention", args: [W.q, W.k, W.v, W.o, nHeads, N], as: "shards" },
+        { fn: "tp_attention", args: [X, { ref: "shards" }, nHeads, causal] },
+      ]);
+      learner = outcome && outcome.ok
+        ? { status: "done", outcome, comparison: compareLearnerAttention(outcome.results, current.result, N) }
+        : { status: "error", message: outcome?.message ?? String(outcome) };
+    } catch (err) {
+      learner = { status: "error", message: err?.message ?? String(err) };
+    }
+    state.learner = { ...state.learner, ...learner };
+    compute();
+  }
+
+  function renderLearner() {
+    const lang = state.lang;
+    const L = state.learner;
+    const box = view.learnerBox;
+    if (!L) return fill(box);
+    box.dataset.status = L.status;
+    if (L.status === "running") return fill(box, h("p", { class: "tpw-running" }, t(lang, "running")));
+    const stale = !view.current || view.current.key !== L.key
+      ? h("p", { class: "tpw-stale", "data-testid": "learner-stale" }, t(lang, "stale"))
+      : null;
+    const verdict = (ok, text, code) => h("p", { class: `tpw-verdict ${ok ? "is-equal" : "is-different"}`, "data-testid": "learner-verdict", "data-verdict": code },
+      h("span", { class: "tpw-icon", "aria-hidden": "true" }, ok ? "✓" : "✗"), " ", text);
+    if (L.status === "error") return fill(box, verdict(false, t(lang, "failed"), "error"), h("pre", { class: "tpw-message" }, L.message), stale);
+    const cmp = L.comparison;
+    const ok = cmp.verdict === "match";
+    const diff = cmp.got ? Math.max(...cmp.got.flat().map((v, k) => Math.abs(v - L.reference.unsplit.flat()[k]))) : null;
+    fill(
+      box,
+      verdict(ok, t(lang, cmp.verdict === "bad-shape" ? "bad-shape" : ok ? "match" : "mismatch"), cmp.verdict),
+      cmp.got && !ok ? h("p", {}, t(lang, "largest-diff", { diff: diff.toExponential(2) })) : null,
+      cmp.got ? matrixView(t(lang, "yours-title"), cmp.got, "learner-out") : null,
+      cmp.shardProblem ? h("p", { class: "tpw-hint", "data-testid": "shard-hint" }, shardHint(cmp.shardProblem, L)) : null,
+      L.outcome.stdout ? h("details", { class: "tpw-stdout" }, h("summary", {}, t(lang, "printed")), h("pre", {}, L.outcome.stdout)) : null,
+      stale
+    );
+  }
+
+  function shardHint(problem, L) {
+    const lang = state.lang;
+    if (problem.part === "count") return t(lang, "shard-count", { N: L.N });
+    if (problem.part === "tuple") return t(lang, "shard-tuple", { i: problem.gpu });
+    const cols = span(...L.reference.gpus[problem.gpu].shard.range);
+    const what = problem.part === "Wo" ? t(lang, "shard-rows", { cols }) : t(lang, "shard-columns", { cols, part: problem.part });
+    return t(lang, "shard-part", { part: problem.part, i: problem.gpu, what });
+  }
+
+  ctx.onLangChange?.((lang) => {
+    state.lang = lang;
+    render();
+  });
+  render();
+}
+
+/** A read-only T×D matrix with a caption. */
+function matrixView(caption, M, testid) {
+  return h(
+    "figure",
+    { class: "tpw-shard-matrix attention-heads-out", "data-testid": testid },
+    h("figcaption", {}, caption),
+    h("table", { class: "tpw-grid tpw-readonly" }, h("tbody", {}, M.map((row) => h("tr", {}, row.map((v) => h("td", {}, formatNumber(v)))))))
+  );
+}
