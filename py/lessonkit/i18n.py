@@ -70,9 +70,23 @@ def source_msgids(path: Path) -> list[tuple[str, int]]:
     return found
 
 
-def untranslated(lang: str, wanted: list[tuple[str, Path, int]], catalog_path: Path) -> list[str]:
+def parameter_ids(path: Path) -> set[str]:
+    """The parameter ids written in a check file (`ids=[...]`, `pytest.param(..., id=...)`):
+    translated when the catalog has them, shown as written otherwise ("n=2")."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.keyword) and node.arg in ("id", "ids"):
+            values = node.value.elts if isinstance(node.value, (ast.List, ast.Tuple)) else [node.value]
+            found |= {v.value for v in values
+                      if isinstance(v, ast.Constant) and isinstance(v.value, str)}
+    return found
+
+
+def untranslated(lang: str, wanted: list[tuple[str, Path, int]], catalog_path: Path,
+                 optional: set[str] = frozenset()) -> list[str]:
     """`path:line: ...` for every wanted msgid that `catalog_path` does not translate, and for
-    every entry of the catalog that nothing uses any more."""
+    every entry of the catalog that nothing uses any more (`optional` msgids count as used)."""
     entries = po.read(catalog_path)
     gaps, seen = [], set()
     for msgid, path, line in wanted:
@@ -83,7 +97,7 @@ def untranslated(lang: str, wanted: list[tuple[str, Path, int]], catalog_path: P
             gaps.append(f"{path}:{line}: no {lang} translation (in {catalog_path}) of "
                         f"{_short(msgid)}")
     for e in entries.values():
-        if e.msgid not in seen:
+        if e.msgid not in seen and e.msgid not in optional:
             gaps.append(f"{catalog_path}:{e.line}: {_short(e.msgid)} is translated but no "
                         "longer used")
     return gaps

@@ -60,8 +60,10 @@ def test_hints_name_the_mistake(tp_mlp):
                                       "test_shard_mlp::test_contiguous_blocks[D=3 F=12 n=3]")
     assert "every n-th column" in message("strided_columns",
                                           "test_shard_mlp::test_contiguous_blocks[D=3 F=12 n=3]")
-    assert "block of rows" in message("a_split_by_rows",
-                                      "test_shard_mlp::test_count_and_shapes[D=2 F=4 n=2]")
+    assert "You split A by rows; tensor parallelism here splits A by columns" in message(
+        "a_split_by_rows", "test_shard_mlp::test_count_and_shapes[D=2 F=4 n=2]")
+    assert "np.sum without an axis" in message("sum_without_axis",
+                                                "test_tp_mlp::test_worked_example")
     assert "n is ignored" in message("n_ignored",
                                      "test_shard_mlp::test_count_and_shapes[D=3 F=12 n=4]")
     assert "ReLU" in message("relu", "test_gelu::test_values[negative]")
@@ -80,3 +82,20 @@ def test_worked_example_numbers_in_the_message(tp_mlp):
 
 def test_lesson_check_finds_no_problem():
     assert check_lesson(TP_MLP) == []
+
+
+def test_row_slices_of_any_size_are_named_as_a_row_split(tp_mlp):
+    """A[i*w:(i+1)*w] slices rows with the column width: whole-width blocks, named as rows."""
+    source = (TP_MLP / "reference.py").read_text().replace(
+        "A[:, i * width:(i + 1) * width]", "A[i * width:(i + 1) * width]")
+    assert source != (TP_MLP / "reference.py").read_text()
+    c = grade(tp_mlp, source).check("test_shard_mlp::test_count_and_shapes[D=3 F=12 n=4]")
+    assert c.status == "failed" and "has shape (3, 12)" in c.message
+    assert "You split A by rows" in c.message and "Check the slice bounds" not in c.message
+
+
+def test_messages_in_polish(tp_mlp):
+    report = grade(tp_mlp, (TP_MLP / "wrong" / "sum_without_axis.py").read_text(), lang="pl")
+    c = report.check("test_tp_mlp::test_worked_example")
+    assert c.title == "tp_mlp odtwarza przykład z lekcji: Y ≈ (1.682, 2.796)"
+    assert "np.sum bez osi" in c.message

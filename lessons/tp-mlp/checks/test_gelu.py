@@ -3,18 +3,19 @@ import numpy as np
 import pytest
 
 from lessonkit.checking import call, expect_close, expect_unchanged, fail
+from lessonkit.i18n import _
 
 # Tight enough to tell the exact erf form (off by up to 5e-4) and a rounded constant (off by
 # ~1e-5) from the tanh formula, loose enough for a float32 implementation (off by ~1e-7).
 RTOL, ATOL = 1e-6, 1e-7
 
-ERF = ("your gelu matches the exact erf form of GeLU, x·Φ(x); this lesson asks for GPT-2's "
-       "tanh approximation ½x(1 + tanh u) with u = √(2/π)(x + 0.044715x³).")
-RELU = "your gelu matches ReLU, max(0, x); GeLU is smooth and slightly negative for x < 0."
-SIGMOID = ("your gelu matches the sigmoid approximation x·σ(1.702x); this lesson asks for the "
-           "tanh approximation.")
-CONSTANTS = ("your values are close but not exact: check the constants, √(2/π) ≈ 0.797885 "
-             "(np.sqrt(2 / np.pi)) and 0.044715, and that x is cubed.")
+ERF = _("your gelu matches the exact erf form of GeLU, x·Φ(x); this lesson asks for GPT-2's "
+        "tanh approximation ½x(1 + tanh u) with u = √(2/π)(x + 0.044715x³).")
+RELU = _("your gelu matches ReLU, max(0, x); GeLU is smooth and slightly negative for x < 0.")
+SIGMOID = _("your gelu matches the sigmoid approximation x·σ(1.702x); this lesson asks for the "
+            "tanh approximation.")
+CONSTANTS = _("your values are close but not exact: check the constants, √(2/π) ≈ 0.797885 "
+              "(np.sqrt(2 / np.pi)) and 0.044715, and that x is cubed.")
 
 
 def mistakes(ref, x):
@@ -32,7 +33,8 @@ def test_python_floats(solution, ref):
         c = call(solution, "gelu", x)
         got = expect_close(c, ref.gelu(x), rtol=RTOL, atol=ATOL, mistakes=mistakes(ref, x))
         if got.shape != ():
-            fail(f"gelu({x}) should return one number, but returned {c.got!r}.")
+            fail(_("gelu({x}) should return one number, but returned {got}.", x=x,
+                   got=repr(c.got)))
 
 
 @pytest.mark.parametrize("x", [

@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 from lessonkit.checking import call, describe, expect_unchanged, fail, to_array
+from lessonkit.i18n import _
 
 
 def labelled(D, F):
@@ -28,26 +29,38 @@ def ranges(F, n):
     return [list(range(i * w, (i + 1) * w)) for i in range(n)]
 
 
+def row_split():
+    """The classic mistake, named: it breaks the math, not just a shape."""
+    return _("You split A by rows; tensor parallelism here splits A by columns, so that each "
+             "GPU can apply GeLU to its own columns of XA without talking to the others. "
+             "GeLU of a sum is not the sum of GeLUs: see the lesson's counterexample, "
+             "[4, 3] + [-9, 3] = [-5, 6], where ReLU after the sum gives [0, 6] and before "
+             "it [4, 6].")
+
+
 def pairs(c, n):
     """The returned value as n pairs of float arrays, or a failure saying what it is."""
     got = c.got
     if got is None:
-        fail(f"{c.text()} returned None. Did you forget a `return` statement?\n{c.inputs()}")
+        fail(_("{call} returned None. Did you forget a `return` statement?", call=c.text())
+             + "\n" + c.inputs())
     if not isinstance(got, (list, tuple)):
-        fail(f"{c.text()} should return a list of {n} pairs (A_i, B_i); it returned "
-             f"{describe(got)}.\n{c.inputs()}")
+        fail(_("{call} should return a list of {n} pairs (A_i, B_i); it returned {got}.",
+               call=c.text(), n=n, got=describe(got)) + "\n" + c.inputs())
     if len(got) != n:
-        hint = (" It looks like n is ignored: the number of GPUs must come from the argument."
-                if n != 2 and len(got) == 2 else "")
-        fail(f"{c.text()} returned {len(got)} pairs; with n = {n} there must be one pair per "
-             f"GPU, {n} in all.{hint}\n{c.inputs()}")
+        hint = (" " + _("It looks like n is ignored: the number of GPUs must come from the "
+                        "argument.") if n != 2 and len(got) == 2 else "")
+        fail(_("{call} returned {count} pairs; with n = {n} there must be one pair per GPU, "
+               "{n} in all.", call=c.text(), count=len(got), n=n) + hint + "\n" + c.inputs())
     out = []
     for i, pair in enumerate(got):
         if not isinstance(pair, (list, tuple)) or len(pair) != 2:
-            fail(f"Item {i} of the list should be a pair (A_{i}, B_{i}); it is "
-                 f"{describe(pair)}.")
-        out.append(tuple(to_array(p, f"{name}_{i} (item {i} of what {c.text()} returned)")
-                         for name, p in zip("AB", pair)))
+            fail(_("Item {i} of the list should be a pair (A_{i}, B_{i}); it is {got}.",
+                   i=i, got=describe(pair)))
+        out.append(tuple(
+            to_array(p, _("{name}_{i} (item {i} of what {call} returned)", name=name, i=i,
+                          call=c.text()))
+            for name, p in zip("AB", pair)))
     return out
 
 
@@ -58,34 +71,37 @@ def expect_blocks(c, A, B, n):
         w = F // n
         if a.shape != (D, w):
             hint = ""
-            if a.shape == (D // n, F):
-                hint = (" That is a block of rows: A must be split by columns, so each GPU can "
-                        "apply GeLU to its own columns of XA without talking to the others.")
+            if a.ndim == 2 and a.shape[1] == F and n > 1:
+                hint = " " + row_split()
             elif a.shape[:1] == (D,) and a.shape[1] != w:
-                hint = " Check the slice bounds: Python slices stop before their end index."
-            fail(f"A_{i} (GPU {i}'s block of A) has shape {a.shape}; with A of shape {A.shape} "
-                 f"and n = {n} it should be {(D, w)}, columns {w * i}..{w * (i + 1) - 1}."
-                 f"{hint}\n{c.inputs()}")
+                hint = " " + _("Check the slice bounds: Python slices stop before their end "
+                               "index.")
+            fail(_("A_{i} (GPU {i}'s block of A) has shape {got}; with A of shape {shape} and "
+                   "n = {n} it should be {want}, columns {first}..{last}.", i=i, got=a.shape,
+                   shape=A.shape, n=n, want=(D, w), first=w * i, last=w * (i + 1) - 1)
+                 + hint + "\n" + c.inputs())
         if b.shape != (w, D):
-            hint = (" B must be split by rows, the rows that meet GPU i's columns of A."
+            hint = (" " + _("B must be split by rows, the rows that meet GPU i's columns of A.")
                     if b.shape == (F, D // n) else "")
-            fail(f"B_{i} has shape {b.shape}; it should be {(w, D)}, rows "
-                 f"{w * i}..{w * (i + 1) - 1} of B.{hint}\n{c.inputs()}")
+            fail(_("B_{i} has shape {got}; it should be {want}, rows {first}..{last} of B.",
+                   i=i, got=b.shape, want=(w, D), first=w * i, last=w * (i + 1) - 1)
+                 + hint + "\n" + c.inputs())
         cols, rows = columns_of_A(a), rows_of_B(b)
         if cols != want[i] or not np.array_equal(a, A[:, want[i]]):
             hint = ""
             if cols == want[n - 1 - i] and n > 1:
-                hint = " The blocks are in reverse order: GPU 0 must get the first block."
+                hint = " " + _("The blocks are in reverse order: GPU 0 must get the first block.")
             elif cols == list(range(i, F, n)):
-                hint = (" You took every n-th column (A[:, i::n]); each GPU gets one "
-                        "contiguous block, A[:, i*F//n:(i+1)*F//n].")
-            fail(f"GPU {i} got columns {cols} of A; it should get columns {want[i]}.{hint}\n"
-                 f"{c.inputs()}")
+                hint = " " + _("You took every n-th column (A[:, i::n]); each GPU gets one "
+                               "contiguous block, A[:, i*F//n:(i+1)*F//n].")
+            fail(_("GPU {i} got columns {got} of A; it should get columns {want}.", i=i,
+                   got=cols, want=want[i]) + hint + "\n" + c.inputs())
         if rows != want[i] or not np.array_equal(b, B[want[i], :]):
-            hint = (" B_i must hold the same index range of rows as A_i holds columns, so that "
-                    "GPU i's hidden units meet their own rows of B." if rows else "")
-            fail(f"GPU {i} got rows {rows} of B; it should get rows {want[i]}, the same "
-                 f"range as its columns of A.{hint}\n{c.inputs()}")
+            hint = (" " + _("B_i must hold the same index range of rows as A_i holds columns, "
+                            "so that GPU i's hidden units meet their own rows of B.")
+                    if rows else "")
+            fail(_("GPU {i} got rows {got} of B; it should get rows {want}, the same range as "
+                   "its columns of A.", i=i, got=rows, want=want[i]) + hint + "\n" + c.inputs())
 
 
 @pytest.mark.parametrize("D,F,n", [(2, 4, 2), (3, 12, 4), (4, 16, 8)],
@@ -108,9 +124,10 @@ def test_example_split(solution):
         cols = slice(2 * i, 2 * i + 2)
         if a.shape != (2, 2) or b.shape != (2, 2) or not (
                 np.array_equal(a, A[:, cols]) and np.array_equal(b, B[cols, :])):
-            fail(f"GPU {i} should get A_{i} = {describe(A[:, cols])} and "
-                 f"B_{i} = {describe(B[cols, :])}; it got A_{i} = {describe(a)} and "
-                 f"B_{i} = {describe(b)}.")
+            hint = " " + row_split() if a.ndim == 2 and a.shape[1] == 4 else ""
+            fail(_("GPU {i} should get A_{i} = {want_a} and B_{i} = {want_b}; it got "
+                   "A_{i} = {got_a} and B_{i} = {got_b}.", i=i, want_a=describe(A[:, cols]),
+                   want_b=describe(B[cols, :]), got_a=describe(a), got_b=describe(b)) + hint)
 
 
 @pytest.mark.parametrize("D,F,n", [(3, 12, 3), (5, 32, 4), (2, 8, 8)],

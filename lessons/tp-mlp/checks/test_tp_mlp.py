@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 from lessonkit.checking import call, expect_close, expect_unchanged
+from lessonkit.i18n import _
 
 # Relative to the size of the output: float32 arithmetic (~1e-6 here) passes; the erf GeLU,
 # a rounded constant and float16 (>= 1e-4) do not.
@@ -15,17 +16,25 @@ def tolerance(expected):
 
 def mistakes(ref, X, shards):
     return [
-        ("you returned each GPU's partial output Y_i without adding them up. The all-reduce "
-         "is that sum: Y = Y_0 + Y_1 + ... (sum over the GPUs).",
+        (_("you returned each GPU's partial output Y_i without adding them up. The all-reduce "
+           "is that sum: Y = Y_0 + Y_1 + ... (sum over the GPUs)."),
          lambda: ref.partials(X, shards)),
-        ("you applied GeLU after adding up the partial products. GeLU must run on each GPU, "
-         "on its own columns H_i = GeLU(X A_i), before multiplying by B_i; GeLU of a sum is "
-         "not the sum of GeLUs, which is why A is split by columns.",
+        (_("you added up every entry of the partial outputs into one number (np.sum without "
+           "an axis). The all-reduce adds the GPUs' outputs entry by entry: "
+           "np.sum(partials, axis=0), or Y_0 + Y_1 + ..."),
+         lambda: ref.partials(X, shards).sum()),
+        (_("you summed the partial outputs along the wrong axis. Stacked as "
+           "np.stack(partials), the GPUs are axis 0: np.sum(partials, axis=0)."),
+         lambda: ref.partials(X, shards).sum(axis=-1)),
+        (_("you applied GeLU after adding up the partial products. GeLU must run on each GPU, "
+           "on its own columns H_i = GeLU(X A_i), before multiplying by B_i; GeLU of a sum is "
+           "not the sum of GeLUs, which is why A is split by columns."),
          lambda: ref.gelu_after_sum(X, shards)),
-        ("your result matches the exact erf GeLU; use the tanh approximation (see gelu's "
-         "checks).", lambda: ref.mlp(X, shards, act=ref.erf_gelu)),
-        ("your result matches ReLU in place of GeLU.", lambda: ref.mlp(X, shards, act=ref.relu)),
-        ("your result is built from only one GPU's shard; every GPU's partial output counts.",
+        (_("your result matches the exact erf GeLU; use the tanh approximation (see gelu's "
+           "checks)."), lambda: ref.mlp(X, shards, act=ref.erf_gelu)),
+        (_("your result matches ReLU in place of GeLU."),
+         lambda: ref.mlp(X, shards, act=ref.relu)),
+        (_("your result is built from only one GPU's shard; every GPU's partial output counts."),
          lambda: ref.mlp(X, shards[:1])),
     ]
 
