@@ -11,6 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from . import hints, i18n
 from .isolation import grade_in_child
 from . import prose
 from .lesson import LessonError, WrongSolution, load_lesson, missing_companions, widget_problems
@@ -27,6 +28,8 @@ def main(argv=None) -> int:
     g.add_argument("lesson", help="the lesson folder, e.g. lessons/tp-mlp")
     g.add_argument("solution", help="the learner's solution.py")
     g.add_argument("--json", action="store_true", help="print the report as JSON")
+    g.add_argument("--lang", default=i18n.DEFAULT,
+                   help="the report's language, one of the lesson's `languages` (default en)")
     c = sub.add_parser("check", help="validate lessons: format, reference, wrong solutions")
     c.add_argument("lessons", nargs="*",
                    help="lesson folders (default: every folder in ./lessons)")
@@ -46,9 +49,13 @@ def _grade(args) -> int:
     except (OSError, UnicodeDecodeError) as exc:
         print(f"cannot read {args.solution}: {exc}", file=sys.stderr)
         return 2
+    if args.lang not in lesson.languages:
+        print(f"--lang {args.lang}: the lesson's languages are {', '.join(lesson.languages)}",
+              file=sys.stderr)
+        return 2
     # In a child process: whatever the solution does to its Python (os._exit, a crash,
     # exhausting memory, hanging inside C), this process still prints a report.
-    report = grade_in_child(lesson, source)
+    report = grade_in_child(lesson, source, lang=args.lang)
     print(report.to_json(indent=2) if args.json else render(report, lesson.title))
     return 0 if report.passed else 1
 
@@ -82,13 +89,19 @@ def _check(args) -> int:
     if missing:
         print(f"no such lesson folder: {', '.join(missing)}", file=sys.stderr)
         return 2
-    problems = []
+    problems, gaps = [], []
     for folder in folders:
         found = check_lesson(folder)
+        missing = translation_gaps(folder) if not found else []
         problems += found
-        print(f"{folder}: {'OK' if not found else f'{len(found)} problem(s)'}")
+        gaps += missing
+        note = f" ({len(missing)} missing translation(s))" if missing else ""
+        print(f"{folder}: {'OK' if not found else f'{len(found)} problem(s)'}{note}")
     for p in problems:
         print(p)
+    # Untranslated text falls back to English: reported, but the lesson still works.
+    for g in gaps:
+        print(f"warning: {g}")
     return 1 if problems else 0
 
 
@@ -98,12 +111,16 @@ def check_lesson(folder) -> list[str]:
         lesson = load_lesson(folder)
         problems = [str(e) for e in (prose.render([lesson])[0].problems + widget_problems(lesson)
                                      + missing_companions(lesson))]
+        lesson_hints = hints.load(lesson.path)
+        for lang in lesson.languages:
+            i18n.catalog(lang, lesson.path)  # a malformed catalog would break grading
     except LessonError as exc:
         return [str(exc)]
     if lesson.reference is None:
         return problems + [f"{lesson.path / 'reference.py'}:1: missing file"]
     report = grade(lesson, lesson.reference.read_text(encoding="utf-8"))
     ids = [c.id for c in report.checks]
+    problems += hints.unknown_patterns(lesson_hints, ids, lesson.path)
     for c in report.checks:
         if c.status != "passed":
             problems.append(f"{lesson.reference}:1: the reference does not pass {c.id} "
@@ -121,3 +138,16 @@ def check_lesson(folder) -> list[str]:
             if c.id in named and c.status == "passed":
                 problems.append(f"{wrong.path}:1: should fail {c.id}, but it passes")
     return problems
+
+
+def translation_gaps(folder) -> list[str]:
+    """`path:line: ...` for the check titles, messages and hints of the lesson at `folder`
+    that a language it lists does not translate (the learner then reads English)."""
+    lesson = load_lesson(folder)
+    wanted = [(msgid, path, line) for path in sorted(lesson.checks_dir.glob("*.py"))
+              for msgid, line in i18n.source_msgids(path)]
+    wanted += hints.msgids(hints.load(lesson.path), lesson.path)
+    ids = {i for path in lesson.checks_dir.glob("*.py") for i in i18n.parameter_ids(path)}
+    return [gap for lang in lesson.languages if lang != i18n.DEFAULT
+            for gap in i18n.untranslated(lang, wanted, lesson.path / "locale" / f"{lang}.po",
+                                         optional=ids)]
