@@ -62,8 +62,8 @@ export class PythonWorker {
   }
 
   /** Grades `source`; resolves with {kind: "report", report} | {kind: "stopped"} | {kind: "crash", message}. */
-  grade(source, { onEvent = () => {} } = {}) {
-    return this.enqueue({ type: "grade", source, timedOut: [], crashed: [], onEvent });
+  grade(source, { onEvent = () => {}, lang = "en" } = {}) {
+    return this.enqueue({ type: "grade", source, lang, timedOut: [], crashed: [], onEvent });
   }
 
   /** Runs the learner's functions on `calls` (for the widgets); resolves with the engine's answer. */
@@ -131,7 +131,7 @@ export class PythonWorker {
       // (it counts against the lesson's limit for the whole run; restarting does not).
       this.worker.postMessage({ type: "grade", id: job.id, lesson: this.config.lesson.id,
                                 source: job.source, timed_out: job.timedOut, crashed: job.crashed,
-                                time_used_s: job.usedMs / 1000 });
+                                time_used_s: job.usedMs / 1000, lang: job.lang });
     } else {
       this.worker.postMessage({ type: "run-example", id: job.id, source: job.source, inputs: job.calls });
     }

@@ -64,10 +64,10 @@ async function init({ lesson, urls, downloadBytes, interruptBuffer }) {
   post({ type: "ready" });
 }
 
-function grade({ id, source, timed_out: timedOut, crashed, time_used_s: timeUsed }) {
+function grade({ id, source, timed_out: timedOut, crashed, time_used_s: timeUsed, lang }) {
   const onEvent = (eventJson) => post({ type: "event", id, event: JSON.parse(eventJson) });
   const reportJson = browser.grade_json(lessonDir, source, JSON.stringify(timedOut || []), onEvent,
-                                        JSON.stringify(crashed || []), timeUsed || 0);
+                                        JSON.stringify(crashed || []), timeUsed || 0, lang || "en");
   post({ type: "report", id, report: JSON.parse(reportJson) });
 }
 
