@@ -21,7 +21,8 @@ def mistakes(ref, s, b, h, a, t, sp, recompute):
          lambda: exact / 1e9),
         (_("with TP alone (no SP) you divided all 34·sbh by t. Only the 24·sbh inside the "
            "attention and MLP blocks is split by tensor parallelism; the 10·sbh of the "
-           "LayerNorms, dropouts and residual inputs stays whole on every GPU: 10 + 24/t."),
+           "LayerNorms, the dropouts and the inputs of each block's first GEMM stays whole on "
+           "every GPU: 10 + 24/t."),
          lambda: ref.activation_bytes(s, b, h, a, t, sp, recompute, gemm_term=34 / t)),
         (_("you counted 34·sbh with no split for TP alone; tensor parallelism does split "
            "the 24·sbh inside attention and the MLP: 10 + 24/t."),

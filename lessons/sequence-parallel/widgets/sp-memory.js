@@ -1,0 +1,237 @@
+// Widget "sp-memory": the paper's activation memory per layer per GPU for s, b, h, a, t typed by
+// the learner, with SP and selective recomputation switches, a bar chart of the five
+// configurations and the communication per layer beside it. "Try with my code" runs the
+// learner's activation_bytes on the five bars.
+
+import "./sp-memory.css";
+import { h, fill } from "widget-kit/dom.js";
+import { translator } from "widget-kit/i18n.js";
+import { activationBytes, commBytes, CONFIGS, GIB } from "../widget-lib/sp-math.js";
+
+export const calls = ["activation_bytes"];
+
+// GPT-3 size, as in the paper: s = 2048, b = 1, h = 12288, a = 96, t = 8.
+const DEFAULTS = { s: "2048", b: "1", h: "12288", a: "96", t: "8" };
+const FIELDS = ["s", "b", "h", "a", "t"];
+
+export const MESSAGES = {
+  en: {
+    title: "Activation memory per layer, per GPU",
+    intro: "Start from GPT-3 size and change any number; the bars and the bytes are recomputed as you type.",
+    "field-s": "s (sequence length)",
+    "field-b": "b (micro-batch)",
+    "field-h": "h (hidden size)",
+    "field-a": "a (attention heads)",
+    "field-t": "t (TP degree)",
+    "switch-sp": "sequence parallelism",
+    "switch-sel": "selective recomputation",
+    "not-integer": "“{text}” is not a whole number of at least 1.",
+    blocked: "Fix the number marked above to see the memory.",
+    current: "Your configuration: {bytes} bytes = {gib} GiB per layer per GPU.",
+    "bars-title": "The five configurations (GiB per layer per GPU)",
+    "cfg-one": "1 GPU (t = 1)",
+    "cfg-tp": "TP (t = {t})",
+    "cfg-tp-sp": "TP + SP",
+    "cfg-tp-sel": "TP + selective",
+    "cfg-tp-sp-sel": "TP + SP + selective",
+    "comm-title": "Communication per layer, forward, per GPU (fp16)",
+    "comm-tp": "TP: 2 all-reduces of s·b·h values, {each} bytes each on a ring → {total} bytes",
+    "comm-sp": "TP + SP: 2 reduce-scatters + 2 all-gathers, {each} bytes each → {total} bytes",
+    "comm-same": "The same bytes: SP costs no extra communication.",
+    "comm-one": "With t = 1 nothing is sent.",
+    "try-button": "Try with my code",
+    "try-hint": "Runs your activation_bytes on the five configurations, in Python, and compares with the bars.",
+    running: "Running your activation_bytes…",
+    yours: "yours: {gib}",
+    match: "Match: your activation_bytes gives all five numbers.",
+    mismatch: "Mismatch: your activation_bytes differs on {which}.",
+    failed: "Your code could not run on these numbers:",
+    stale: "The numbers have changed since this run; press the button again to rerun.",
+  },
+  pl: {
+    title: "Pamięć aktywacji na warstwę, na jedno GPU",
+    intro: "Zacznij od rozmiaru GPT-3 i zmień dowolną liczbę; słupki i bajty liczą się od nowa w trakcie pisania.",
+    "field-s": "s (długość sekwencji)",
+    "field-b": "b (mikro-batch)",
+    "field-h": "h (rozmiar ukryty)",
+    "field-a": "a (głowy uwagi)",
+    "field-t": "t (stopień TP)",
+    "switch-sp": "równoległość sekwencyjna",
+    "switch-sel": "selektywne ponowne liczenie",
+    "not-integer": "„{text}” nie jest liczbą całkowitą nie mniejszą niż 1.",
+    blocked: "Popraw zaznaczoną liczbę powyżej, aby zobaczyć pamięć.",
+    current: "Twoja konfiguracja: {bytes} bajtów = {gib} GiB na warstwę na GPU.",
+    "bars-title": "Pięć konfiguracji (GiB na warstwę na GPU)",
+    "cfg-one": "1 GPU (t = 1)",
+    "cfg-tp": "TP (t = {t})",
+    "cfg-tp-sp": "TP + SP",
+    "cfg-tp-sel": "TP + selektywne",
+    "cfg-tp-sp-sel": "TP + SP + selektywne",
+    "comm-title": "Komunikacja na warstwę, w przód, na GPU (fp16)",
+    "comm-tp": "TP: 2 all-reduce po s·b·h liczb, po {each} bajtów w pierścieniu → {total} bajtów",
+    "comm-sp": "TP + SP: 2 reduce-scatter + 2 all-gather, po {each} bajtów → {total} bajtów",
+    "comm-same": "Tyle samo bajtów: SP nie kosztuje dodatkowej komunikacji.",
+    "comm-one": "Przy t = 1 nic nie jest wysyłane.",
+    "try-button": "Sprawdź moim kodem",
+    "try-hint": "Uruchamia Twoje activation_bytes dla pięciu konfiguracji, w Pythonie, i porównuje ze słupkami.",
+    running: "Uruchamiam Twoje activation_bytes…",
+    yours: "Twoje: {gib}",
+    match: "Zgodne: Twoje activation_bytes daje wszystkie pięć liczb.",
+    mismatch: "Niezgodne: Twoje activation_bytes różni się dla: {which}.",
+    failed: "Twój kod nie zadziałał na tych liczbach:",
+    stale: "Liczby zmieniły się od tego uruchomienia; naciśnij przycisk ponownie.",
+  },
+};
+
+const t = translator(MESSAGES);
+const gib = (bytes) => (bytes / GIB).toFixed(3);
+const grouped = (n) => Math.round(n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, "\u202f");
+
+/** The five bars for these sizes: [{key, t, sp, recompute, bytes}]. */
+export function bars({ s, b, h: hidden, a, t: degree }) {
+  return CONFIGS.map((c) => {
+    const tt = c.t ?? degree;
+    return { ...c, t: tt, bytes: activationBytes(s, b, hidden, a, tt, c.sp, c.recompute) };
+  });
+}
+
+export function mount(el, ctx) {
+  const run = typeof ctx.runWithLearnerCode === "function" ? ctx.runWithLearnerCode : null;
+  const state = { lang: ctx.lang ?? "en", text: { ...DEFAULTS }, sp: true, selective: false, learner: null };
+  let view = null;
+
+  function render() {
+    const lang = state.lang;
+    const inputs = {};
+    const errors = {};
+    const fields = FIELDS.map((name) => {
+      errors[name] = h("span", { class: "tpw-errors", "data-testid": `error-${name}` });
+      inputs[name] = h("input", {
+        type: "text", inputmode: "numeric", class: "tpw-cell spm-input", "data-field": name,
+        "aria-label": t(lang, `field-${name}`), value: state.text[name],
+        oninput: (e) => { state.text[name] = e.target.value; compute(); },
+      });
+      return h("label", { class: "spm-field" }, h("span", {}, t(lang, `field-${name}`)), inputs[name], errors[name]);
+    });
+    const toggle = (key, label) => h("label", { class: "spm-switch" },
+      h("input", { type: "checkbox", "data-switch": key, checked: state[key], onchange: (e) => { state[key] = e.target.checked; compute(); } }),
+      " ", t(lang, label));
+    const tryButton = run ? h("button", { type: "button", class: "tpw-button", onclick: tryLearner }, t(lang, "try-button")) : null;
+    view = {
+      inputs, errors, tryButton,
+      current: h("p", { class: "spm-current", "data-testid": "current" }),
+      chart: h("div", { class: "spm-chart", "data-testid": "bars" }),
+      comm: h("div", { class: "tpw-panel spm-comm", "data-testid": "comm" }),
+      learnerBox: h("div", { class: "tpw-learner-result", "data-testid": "learner-result", "aria-live": "polite" }),
+    };
+    fill(el, h(
+      "section", { class: "tpw spm", lang },
+      h("h3", { class: "tpw-title" }, t(lang, "title")),
+      h("p", { class: "tpw-intro" }, t(lang, "intro")),
+      h("fieldset", { class: "spm-fields" }, fields),
+      h("div", { class: "spm-switches" }, toggle("sp", "switch-sp"), toggle("selective", "switch-sel")),
+      view.current,
+      h("div", { class: "spm-body" },
+        h("div", { class: "spm-bars" }, h("h4", {}, t(lang, "bars-title")), view.chart),
+        view.comm),
+      run ? h("div", { class: "tpw-learner" }, tryButton, h("p", { class: "tpw-hint" }, t(lang, "try-hint")), view.learnerBox) : null
+    ));
+    compute();
+  }
+
+  function read() {
+    const values = {};
+    let ok = true;
+    for (const name of FIELDS) {
+      const text = state.text[name].trim();
+      const bad = !/^\d+$/.test(text) || Number(text) < 1;
+      view.inputs[name].classList.toggle("tpw-error", bad);
+      view.inputs[name].setAttribute("aria-invalid", String(bad));
+      view.errors[name].textContent = bad ? t(state.lang, "not-integer", { text: state.text[name] }) : "";
+      values[name] = Number(text);
+      ok &&= !bad;
+    }
+    return ok ? values : null;
+  }
+
+  function compute() {
+    const lang = state.lang;
+    const sizes = read();
+    if (view.tryButton) view.tryButton.disabled = !sizes || state.learner?.status === "running";
+    if (!sizes) {
+      view.current.textContent = t(lang, "blocked");
+      fill(view.chart);
+      fill(view.comm);
+      view.sizes = null;
+      renderLearner();
+      return;
+    }
+    view.sizes = sizes;
+    view.key = JSON.stringify(sizes);
+    const mine = activationBytes(sizes.s, sizes.b, sizes.h, sizes.a, sizes.t, state.sp, state.selective ? "selective" : "none");
+    view.current.textContent = t(lang, "current", { bytes: grouped(mine), gib: gib(mine) });
+    const all = bars(sizes);
+    view.bars = all;
+    const top = Math.max(...all.map((x) => x.bytes));
+    const chosen = all.find((x) => x.t === sizes.t && x.sp === state.sp && x.recompute === (state.selective ? "selective" : "none") && x.key !== "one") ?? null;
+    const learnerBytes = state.learner?.status === "done" && state.learner.key === view.key ? state.learner.results : null;
+    fill(view.chart, all.map((x, k) => h(
+      "div", { class: `spm-row ${x === chosen ? "is-chosen" : ""}`, "data-testid": `bar-${x.key}` },
+      h("span", { class: "spm-label" }, t(lang, `cfg-${x.key}`, { t: sizes.t })),
+      h("span", { class: "spm-track" }, h("span", { class: "spm-bar gpu-0", style: `width: ${(100 * x.bytes) / top}%` })),
+      h("span", { class: "spm-value", "data-testid": `value-${x.key}` }, gib(x.bytes)),
+      learnerBytes ? h("span", { class: `spm-yours ${close(learnerBytes[k], x.bytes) ? "is-equal" : "is-different"}` }, t(lang, "yours", { gib: typeof learnerBytes[k] === "number" ? gib(learnerBytes[k]) : String(learnerBytes[k]) })) : null
+    )));
+    if (sizes.t === 1) {
+      fill(view.comm, h("h4", {}, t(lang, "comm-title")), h("p", {}, t(lang, "comm-one")));
+    } else {
+      const tp = commBytes(sizes.s, sizes.b, sizes.h, sizes.t, false);
+      const sp = commBytes(sizes.s, sizes.b, sizes.h, sizes.t, true);
+      fill(view.comm, h("h4", {}, t(lang, "comm-title")),
+        h("p", { "data-testid": "comm-tp" }, t(lang, "comm-tp", { each: grouped(tp.perBlock.allReduce), total: grouped(tp.total) })),
+        h("p", { "data-testid": "comm-sp" }, t(lang, "comm-sp", { each: grouped(sp.perBlock.allGather), total: grouped(sp.total) })),
+        h("p", { class: "tpw-verdict is-equal" }, "✓ ", t(lang, "comm-same")));
+    }
+    renderLearner();
+  }
+
+  const close = (got, want) => typeof got === "number" && Math.abs(got - want) <= 1e-9 * Math.abs(want);
+
+  async function tryLearner() {
+    const sizes = view.sizes;
+    if (!run || !sizes) return;
+    const key = view.key;
+    state.learner = { key, status: "running" };
+    compute();
+    let learner;
+    try {
+      const outcome = await run(view.bars.map((x) => ({ fn: "activation_bytes", args: [sizes.s, sizes.b, sizes.h, sizes.a, x.t, x.sp, x.recompute] })));
+      learner = outcome && outcome.ok
+        ? { status: "done", results: outcome.results, reference: view.bars.map((x) => x.bytes), labels: view.bars.map((x) => t(state.lang, `cfg-${x.key}`, { t: x.t })) }
+        : { status: "error", message: outcome?.message ?? String(outcome) };
+    } catch (err) {
+      learner = { status: "error", message: err?.message ?? String(err) };
+    }
+    state.learner = { ...state.learner, ...learner };
+    compute();
+  }
+
+  function renderLearner() {
+    const lang = state.lang;
+    const L = state.learner;
+    const box = view.learnerBox;
+    if (!L) return fill(box);
+    box.dataset.status = L.status;
+    if (L.status === "running") return fill(box, h("p", { class: "tpw-running" }, t(lang, "running")));
+    const stale = view.key !== L.key ? h("p", { class: "tpw-stale", "data-testid": "learner-stale" }, t(lang, "stale")) : null;
+    if (L.status === "error") {
+      return fill(box, h("p", { class: "tpw-verdict is-different", "data-testid": "learner-verdict", "data-verdict": "error" }, "✗ ", t(lang, "failed")), h("pre", { class: "tpw-message" }, L.message), stale);
+    }
+    const wrong = L.reference.map((want, k) => (close(L.results[k], want) ? null : L.labels[k])).filter(Boolean);
+    fill(box, h("p", { class: `tpw-verdict ${wrong.length ? "is-different" : "is-equal"}`, "data-testid": "learner-verdict", "data-verdict": wrong.length ? "mismatch" : "match" },
+      wrong.length ? "✗ " : "✓ ", wrong.length ? t(lang, "mismatch", { which: wrong.join(", ") }) : t(lang, "match")), stale);
+  }
+
+  ctx.onLangChange?.((lang) => { state.lang = lang; render(); });
+  render();
+}
