@@ -1,0 +1,393 @@
+// Widget "fg-flow": the worked example forward and backward on N simulated GPUs, live, with f and
+// g drawn where they act and a switch for what the backward all-reduce does; "Try with my code"
+// runs the learner's tp_mlp_backward on the same numbers.
+
+import "./fg-flow.css";
+import { h, fill, sub, uid } from "widget-kit/dom.js";
+import { translator } from "widget-kit/i18n.js";
+import { inputGrid, readGrid, showErrors, entryErrorText, ENTRY_MESSAGES } from "widget-kit/grid.js";
+import { formatNumber, formatVector, isShownExactly, shardRange } from "widget-kit/matrix.js";
+import { fgFlow, maxMatrixDiff, MODES } from "../widget-lib/fg-math.js";
+
+export const calls = ["tp_mlp_backward"];
+
+// The lesson's worked example (tp-mlp's A and B), one token X = (1, 2), dY = (1, 1).
+const A = [[1, 0, -1, 2], [0, 1, 1, -1]];
+const B = [[1, 0], [0, 1], [1, 1], [2, 0]];
+const F = A[0].length;
+const GPU_COUNTS = [1, 2, 4];
+
+const range = (s, e) => (e - s === 1 ? `${s}` : `${s}–${e - 1}`);
+
+export const MESSAGES = {
+  en: {
+    ...ENTRY_MESSAGES.en,
+    title: "Forward and backward, GPU by GPU",
+    intro: "A and B are the worked example's. Edit X or dY, change the number of GPUs, or switch what the backward all-reduce does: everything below is recomputed as you type.",
+    "caption-X": "X (one token)",
+    "caption-dY": "dY (gradient from above)",
+    "size-N": "N (GPUs)",
+    "mode-legend": "f's backward all-reduce:",
+    "mode-sum": "sum (right)",
+    "mode-average": "average",
+    "mode-none": "none",
+    "mode-weights": "sum, and all-reduce dA, dB too",
+    forward: "Forward",
+    backward: "Backward",
+    gpu: "GPU {i}",
+    owns: ({ cols, one }) => (one ? `column ${cols} of A, row ${cols} of B` : `columns ${cols} of A, rows ${cols} of B`),
+    "f-forward": "forward: identity, every GPU gets the same X",
+    "g-forward": "forward: all-reduce, Y is the sum of the GPUs' Y_i",
+    "g-backward": "backward: identity, every GPU gets the same dY",
+    "f-backward-sum": "backward: all-reduce (sum) of the GPUs' dX_i",
+    "f-backward-average": "backward: average of the GPUs' dX_i (wrong: X's gradient is their sum)",
+    "f-backward-none": "backward: nothing, GPU 0 passes on its own dX_0 (wrong: the other shares are lost)",
+    "f-backward-weights": "backward: all-reduce (sum) of the dX_i; then, wrongly, dA and dB are all-reduced too",
+    "y-ok": "Y equals the unsplit GeLU(XA)B.",
+    "dx-ok": "dX equals the gradient computed on one device, without splitting.",
+    "dx-bad": "dX is wrong: on one device, without splitting, it is {want} (off by {diff}).",
+    "grads-ok": "Each GPU keeps its own dA_i and dB_i, exactly its slices of the unsplit gradients: no communication needed.",
+    "grads-bad": "Every GPU now holds Σ_j dA_j and Σ_j dB_j: the other GPUs' gradients were added to its own, and its weights get a wrong update.",
+    "kept-title": "What each GPU keeps to update its weights",
+    blocked: "Fix the input marked above to see the results.",
+    "try-button": "Try with my code",
+    "try-hint": "Runs your tp_mlp_backward on these numbers, in Python, and compares it with the right (summed) result.",
+    running: "Running your tp_mlp_backward…",
+    reference: "Reference",
+    yours: "Your code",
+    "learner-match": "Match: your dX and every GPU's (dA_i, dB_i) are right.",
+    "learner-dx": "Mismatch: your dX is not the right one.",
+    "learner-grads": "Mismatch: GPU {i}'s (dA_{i}, dB_{i}) from your code is not right.",
+    "learner-shape": "Your tp_mlp_backward did not return (dX, grads) with dX of {D} numbers and {N} pairs (dA_i, dB_i) of the right shapes.",
+    failed: "Your code could not run on this example:",
+    stale: "The numbers have changed since this run; press the button again to rerun.",
+    printed: "Printed output",
+  },
+  pl: {
+    ...ENTRY_MESSAGES.pl,
+    title: "W przód i wstecz, GPU po GPU",
+    intro: "A i B pochodzą z przykładu. Zmieniaj X albo dY, liczbę GPU albo to, co robi all-reduce w przejściu wstecz: wszystko poniżej liczy się od nowa w trakcie pisania.",
+    "caption-X": "X (jeden token)",
+    "caption-dY": "dY (gradient z góry)",
+    "size-N": "N (liczba GPU)",
+    "mode-legend": "All-reduce operatora f wstecz:",
+    "mode-sum": "suma (dobrze)",
+    "mode-average": "średnia",
+    "mode-none": "brak",
+    "mode-weights": "suma, a do tego all-reduce dA, dB",
+    forward: "W przód",
+    backward: "Wstecz",
+    gpu: "GPU {i}",
+    owns: ({ cols, one }) => (one ? `kolumna ${cols} macierzy A, wiersz ${cols} macierzy B` : `kolumny ${cols} macierzy A, wiersze ${cols} macierzy B`),
+    "f-forward": "w przód: identyczność, każde GPU dostaje to samo X",
+    "g-forward": "w przód: all-reduce, Y to suma wyników Y_i wszystkich GPU",
+    "g-backward": "wstecz: identyczność, każde GPU dostaje to samo dY",
+    "f-backward-sum": "wstecz: all-reduce (suma) udziałów dX_i",
+    "f-backward-average": "wstecz: średnia udziałów dX_i (błąd: gradient X to ich suma)",
+    "f-backward-none": "wstecz: nic, GPU 0 przekazuje swoje dX_0 (błąd: pozostałe udziały przepadają)",
+    "f-backward-weights": "wstecz: all-reduce (suma) udziałów dX_i, a potem, niepotrzebnie, all-reduce także dA i dB",
+    "y-ok": "Y równa się GeLU(XA)B bez podziału.",
+    "dx-ok": "dX równa się gradientowi policzonemu na jednym urządzeniu, bez podziału.",
+    "dx-bad": "dX jest błędne: na jednym urządzeniu, bez podziału, wynosi {want} (różnica {diff}).",
+    "grads-ok": "Każde GPU zatrzymuje własne dA_i i dB_i, dokładnie swoje wycinki gradientów bez podziału: komunikacja nie jest potrzebna.",
+    "grads-bad": "Każde GPU ma teraz Σ_j dA_j i Σ_j dB_j: do jego gradientów dodano gradienty innych GPU, więc jego wagi zostaną źle poprawione.",
+    "kept-title": "Co każde GPU zatrzymuje, żeby poprawić swoje wagi",
+    blocked: "Popraw zaznaczone pole powyżej, aby zobaczyć wyniki.",
+    "try-button": "Sprawdź moim kodem",
+    "try-hint": "Uruchamia Twoje tp_mlp_backward na tych liczbach, w Pythonie, i porównuje je z poprawnym (zsumowanym) wynikiem.",
+    running: "Uruchamiam Twoje tp_mlp_backward…",
+    reference: "Wzorzec",
+    yours: "Twój kod",
+    "learner-match": "Zgodne: Twoje dX i pary (dA_i, dB_i) wszystkich GPU są poprawne.",
+    "learner-dx": "Niezgodne: Twoje dX nie jest poprawne.",
+    "learner-grads": "Niezgodne: para (dA_{i}, dB_{i}) z GPU {i} z Twojego kodu nie jest poprawna.",
+    "learner-shape": "Twoje tp_mlp_backward nie zwróciło (dX, grads) z dX o {D} liczbach i {N} parami (dA_i, dB_i) o właściwych kształtach.",
+    failed: "Twój kod nie zadziałał na tym przykładzie:",
+    stale: "Liczby zmieniły się od tego uruchomienia; naciśnij przycisk ponownie.",
+    printed: "Wypisany tekst",
+  },
+};
+
+const t = translator(MESSAGES);
+
+export function mount(el, ctx) {
+  const run = typeof ctx.runWithLearnerCode === "function" ? ctx.runWithLearnerCode : null;
+  const state = {
+    lang: ctx.lang ?? "en",
+    N: 2,
+    mode: "sum",
+    text: { X: [["1", "2"]], dY: [["1", "1"]] }, // what the learner typed, kept verbatim
+    learner: null, // {key, status: "running" | "done" | "error", ...}
+  };
+  let view = null;
+  const radioGroup = uid("fg-flow-mode");
+
+  function render(focus) {
+    const lang = state.lang;
+    const grids = {
+      X: inputGrid({ name: "X", vector: true, values: state.text.X, onInput: edited }),
+      dY: inputGrid({ name: "dY", vector: true, values: state.text.dY, onInput: edited }),
+    };
+    const errors = { X: h("div", { class: "tpw-errors" }), dY: h("div", { class: "tpw-errors" }) };
+    const box = (name) => h("figure", { class: "tpw-matrix" }, h("figcaption", {}, t(lang, `caption-${name}`)), grids[name].table, errors[name]);
+    const nSelect = h(
+      "select",
+      { "data-size": "N", onchange: (e) => { state.N = Number(e.target.value); render("N"); } },
+      GPU_COUNTS.map((n) => h("option", { value: n, selected: n === state.N }, String(n)))
+    );
+    const modes = h(
+      "fieldset",
+      { class: "tpw-switch fg-flow-modes" },
+      h("legend", {}, t(lang, "mode-legend")),
+      MODES.map((m) =>
+        h("label", {}, h("input", {
+          type: "radio", name: radioGroup, value: m, checked: m === state.mode,
+          onchange: () => { state.mode = m; compute(); },
+        }), t(lang, `mode-${m}`))
+      )
+    );
+    const tryButton = h("button", { type: "button", class: "tpw-button", onclick: tryLearner }, t(lang, "try-button"));
+    view = {
+      grids, errors, tryButton,
+      results: h("div", { class: "fg-flow-results" }),
+      learnerBox: h("div", { class: "tpw-learner-result", "data-testid": "learner-result", "aria-live": "polite" }),
+    };
+    fill(
+      el,
+      h(
+        "section",
+        { class: "tpw fg-flow", lang },
+        h("h3", { class: "tpw-title" }, t(lang, "title")),
+        h("p", { class: "tpw-intro" }, t(lang, "intro")),
+        h("div", { class: "tpw-inputs" }, box("X"), box("dY"),
+          h("label", { class: "tpw-size" }, h("span", {}, t(lang, "size-N")), nSelect)),
+        modes,
+        view.results,
+        run
+          ? h("div", { class: "tpw-learner" }, tryButton, h("p", { class: "tpw-hint" }, t(lang, "try-hint")), view.learnerBox)
+          : null
+      )
+    );
+    if (focus) nSelect.focus();
+    compute();
+  }
+
+  function edited() {
+    for (const name of ["X", "dY"]) state.text[name] = view.grids[name].inputs.map((row) => row.map((i) => i.value));
+    compute();
+  }
+
+  function readInputs() {
+    const read = {};
+    for (const name of ["X", "dY"]) {
+      const { values, errors } = readGrid(view.grids[name].inputs);
+      showErrors(view.errors[name], errors.map((e) => ({ input: e.input, text: entryErrorText(t, state.lang, e) })));
+      read[name] = values && values[0];
+    }
+    return read.X && read.dY ? { X: read.X, dY: read.dY, N: state.N } : null;
+  }
+
+  function compute() {
+    const input = readInputs();
+    view.tryButton.disabled = !input || state.learner?.status === "running";
+    if (!input) {
+      view.current = null;
+      fill(view.results, h("p", { class: "tpw-blocked", "data-testid": "blocked" }, t(state.lang, "blocked")));
+    } else {
+      const r = fgFlow(input.X, input.dY, A, B, input.N, state.mode);
+      view.current = { input, result: r, key: JSON.stringify(input) };
+      fill(view.results, flowView(r, input));
+    }
+    renderLearner();
+  }
+
+  function flowView(r, { X, dY, N }) {
+    const lang = state.lang;
+    const card = (g, i, body) =>
+      h(
+        "article",
+        { class: `tpw-gpu gpu-${i}`, "aria-label": t(lang, "gpu", { i }), "data-testid": `gpu-${i}` },
+        h("h5", {}, h("span", { class: "tpw-gpu-badge" }, t(lang, "gpu", { i })), " ",
+          h("span", { class: "tpw-owns" }, t(lang, "owns", { cols: range(...g.range), one: g.range[1] - g.range[0] === 1 }))),
+        body
+      );
+    const forwardCards = r.gpus.map((g, i) =>
+      card(g, i, [
+        h("div", { class: "tpw-shard" }, matrixView(sub("A", i), g.A_i), matrixView(sub("B", i), g.B_i)),
+        line(`Z_${i}`, [sub("Z", i), " = X", sub("A", i)], g.Z, `Z-${i}`),
+        line(`H_${i}`, [sub("H", i), " = GeLU(", sub("Z", i), ")"], g.H, `H-${i}`),
+        line(`Y_${i}`, [sub("Y", i), " = ", sub("H", i), sub("B", i)], g.Y, `Y-${i}`),
+      ])
+    );
+    const backwardCards = r.gpus.map((g, i) =>
+      card(g, i, [
+        line(`dZ_${i}`, ["d", sub("Z", i), " = dY", sub("B", i), "ᵀ ⊙ GeLU′(", sub("Z", i), ")"], g.dZ, `dZ-${i}`),
+        line(`dX_${i}`, ["d", sub("X", i), " = d", sub("Z", i), " ", sub("A", i), "ᵀ"], g.dX, `dX-${i}`),
+        h("div", { class: "tpw-shard" },
+          matrixView(["d", ...sub("A", i), " = outer(X, d", ...sub("Z", i), ")"], g.dA, `dA-${i}`),
+          matrixView(["d", ...sub("B", i), " = outer(", ...sub("H", i), ", dY)"], g.dB, `dB-${i}`)),
+      ])
+    );
+    const names = (base) => r.gpus.flatMap((_, i) => [i ? " + " : "", ...sub(base, i)]);
+    const fBackward = {
+      sum: ["dX = ", ...names("dX")],
+      average: ["dX = (", ...names("dX"), `) / ${N}`],
+      none: ["dX = ", ...sub("dX", 0)],
+      weights: ["dX = ", ...names("dX")],
+    }[state.mode];
+    const kept = r.kept.map((k, i) =>
+      h(
+        "div",
+        { class: `fg-flow-kept gpu-${i} ${r.keptOk[i] ? "is-equal" : "is-different"}`, "data-testid": `kept-${i}`, "data-ok": String(r.keptOk[i]) },
+        h("span", { class: "tpw-gpu-badge" }, t(lang, "gpu", { i })),
+        h("span", { class: "tpw-icon", "aria-hidden": "true" }, r.keptOk[i] ? "✓" : "✗"),
+        matrixView(["d", ...sub("A", i)], k.dA),
+        matrixView(["d", ...sub("B", i)], k.dB)
+      )
+    );
+    return [
+      h("h4", { class: "fg-flow-phase" }, t(lang, "forward")),
+      operator("f", t(lang, "f-forward"), line("X", "X", X, "f-X")),
+      h("div", { class: "tpw-gpus" }, forwardCards),
+      operator("g", t(lang, "g-forward"), [line("Y", ["Y = ", ...names("Y")], r.Y, "Y"), verdict(r.yOk, t(lang, "y-ok"), "y-verdict")]),
+      h("h4", { class: "fg-flow-phase" }, t(lang, "backward")),
+      operator("g", t(lang, "g-backward"), line("dY", "dY", dY, "g-dY")),
+      h("div", { class: "tpw-gpus" }, backwardCards),
+      operator("f", t(lang, `f-backward-${state.mode}`), [
+        line("dX", fBackward, r.dX, "dX"),
+        verdict(r.dXOk, r.dXOk ? t(lang, "dx-ok") : t(lang, "dx-bad", { want: formatVector(r.truth.dX), diff: formatNumber(r.dXDiff) }), "dx-verdict"),
+      ], state.mode !== "sum" && state.mode !== "weights" && N > 1),
+      h(
+        "div",
+        { class: "tpw-panel fg-flow-kept-panel" },
+        h("h4", {}, t(lang, "kept-title")),
+        h("div", { class: "fg-flow-kept-list" }, kept),
+        verdict(r.keptOk.every(Boolean), r.keptOk.every(Boolean) ? t(lang, "grads-ok") : t(lang, "grads-bad"), "grads-verdict")
+      ),
+    ];
+  }
+
+  async function tryLearner() {
+    const current = view.current;
+    if (!run || !current) return;
+    const { X, dY, N } = current.input;
+    const shards = current.result.gpus.map((g) => [g.A_i, g.B_i]);
+    state.learner = { key: current.key, status: "running", truth: current.result.truth, N };
+    compute();
+    let outcome;
+    try {
+      outcome = await run([{ fn: "tp_mlp_backward", args: [X, shards, dY] }]);
+    } catch (err) {
+      outcome = { ok: false, message: err?.message ?? String(err) };
+    }
+    state.learner = outcome && outcome.ok
+      ? { ...state.learner, status: "done", verdict: judge(outcome.results[0], state.learner.truth, N), stdout: outcome.stdout }
+      : { ...state.learner, status: "error", message: outcome?.message ?? String(outcome), stdout: outcome?.stdout };
+    compute();
+  }
+
+  function renderLearner() {
+    const lang = state.lang;
+    const L = state.learner;
+    const box = view.learnerBox;
+    if (!L) return fill(box);
+    box.dataset.status = L.status;
+    if (L.status === "running") return fill(box, h("p", { class: "tpw-running" }, t(lang, "running")));
+    const stale = !view.current || view.current.key !== L.key
+      ? h("p", { class: "tpw-stale", "data-testid": "learner-stale" }, t(lang, "stale"))
+      : null;
+    const printed = L.stdout ? h("details", { class: "tpw-stdout" }, h("summary", {}, t(lang, "printed")), h("pre", {}, L.stdout)) : null;
+    if (L.status === "error") {
+      return fill(box, verdict(false, t(lang, "failed"), "learner-verdict"), h("pre", { class: "tpw-message" }, L.message), printed, stale);
+    }
+    const v = L.verdict;
+    const text = v.kind === "match" ? t(lang, "learner-match")
+      : v.kind === "dx" ? t(lang, "learner-dx")
+      : v.kind === "grads" ? t(lang, "learner-grads", { i: v.gpu })
+      : t(lang, "learner-shape", { D: L.truth.dX.length, N: L.N });
+    fill(
+      box,
+      h(
+        "table",
+        { class: "tpw-compare" },
+        h("thead", {}, h("tr", {}, h("th", { scope: "col" }), h("th", { scope: "col" }, t(lang, "reference")), h("th", { scope: "col" }, t(lang, "yours")))),
+        h("tbody", {}, h("tr", {},
+          h("th", { scope: "row" }, "dX"),
+          h("td", { "data-testid": "reference-dX" }, formatVector(L.truth.dX)),
+          h("td", { "data-testid": "learner-dX" }, v.dX ? formatVector(v.dX) : "—")
+        ))
+      ),
+      verdict(v.kind === "match", text, "learner-verdict", v.kind),
+      printed,
+      stale
+    );
+  }
+
+  ctx.onLangChange?.((lang) => {
+    state.lang = lang;
+    render();
+  });
+  render();
+}
+
+/** The learner's (dX, grads) against the unsplit truth: {kind: match | dx | grads | shape, dX, gpu}. */
+export function judge(result, truth, N) {
+  const isVector = (v, n) => Array.isArray(v) && v.length === n && v.every((x) => typeof x === "number");
+  const isMatrix = (M, r, c) => Array.isArray(M) && M.length === r && M.every((row) => isVector(row, c));
+  const D = truth.dX.length;
+  const [dX, grads] = Array.isArray(result) ? result : [];
+  const w = F / N;
+  const scale = Math.max(1, ...truth.dX.map(Math.abs), ...truth.dA.flat().map(Math.abs), ...truth.dB.flat().map(Math.abs));
+  const close = (d) => d <= 1e-6 * scale; // float32 arithmetic in the learner's code passes
+  const shapesOk = isVector(dX, D) && Array.isArray(grads) && grads.length === N
+    && grads.every((p) => Array.isArray(p) && p.length === 2 && isMatrix(p[0], D, w) && isMatrix(p[1], w, D));
+  if (!shapesOk) return { kind: "shape", dX: isVector(dX, D) ? dX : null };
+  if (!close(Math.max(...dX.map((v, k) => Math.abs(v - truth.dX[k]))))) return { kind: "dx", dX };
+  for (let i = 0; i < N; i++) {
+    const [s, e] = shardRange(F, N, i);
+    const okA = close(maxMatrixDiff(grads[i][0], truth.dA.map((row) => row.slice(s, e))));
+    const okB = close(maxMatrixDiff(grads[i][1], truth.dB.slice(s, e)));
+    if (!okA || !okB) return { kind: "grads", dX, gpu: i };
+  }
+  return { kind: "match", dX };
+}
+
+/** A bar showing where f or g acts, what it does there, and its result. */
+function operator(name, what, body, wrong = false) {
+  return h(
+    "div",
+    { class: `fg-flow-op fg-flow-op-${name}${wrong ? " is-wrong" : ""}`, "data-testid": `op-${name}` },
+    h("p", { class: "fg-flow-op-head" }, h("span", { class: "fg-flow-op-name" }, name), " ", what),
+    body
+  );
+}
+
+function verdict(ok, text, testid, kind) {
+  return h(
+    "p",
+    { class: `tpw-verdict ${ok ? "is-equal" : "is-different"}`, "data-testid": testid, "data-ok": String(ok), "data-verdict": kind ?? null },
+    h("span", { class: "tpw-icon", "aria-hidden": "true" }, ok ? "✓" : "✗"),
+    " ",
+    text
+  );
+}
+
+/** "label ≈ (0.841, 1.955)". */
+function line(ariaLabel, label, values, testid) {
+  return h(
+    "p",
+    { class: "tpw-line" },
+    h("span", { class: "tpw-label" }, label),
+    values.every(isShownExactly) ? " = " : " ≈ ",
+    h("output", { "aria-label": ariaLabel, "data-testid": testid, class: "tpw-vector" }, formatVector(values))
+  );
+}
+
+function matrixView(label, M, testid) {
+  return h(
+    "figure",
+    { class: "tpw-shard-matrix", "data-testid": testid ?? null },
+    h("figcaption", {}, label),
+    h("table", { class: "tpw-grid tpw-readonly" }, h("tbody", {}, M.map((row) => h("tr", {}, row.map((v) => h("td", {}, formatNumber(v)))))))
+  );
+}
