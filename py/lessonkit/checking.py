@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy
 
+from .i18n import _
 from .learner import LearnerError, run_learner
 from .timelimit import CheckTimeout
 
@@ -90,10 +91,10 @@ def call(solution, name: str, *args) -> Call:
     except CheckTimeout:
         raise CheckTimeout(f"{name}") from None
     if not _same(args, private):
-        raise LearnerError(
-            f"{name} changed the check's own copy of its inputs, which it was never given. A "
+        raise LearnerError(_(
+            "{name} changed the check's own copy of its inputs, which it was never given. A "
             "function may use only its arguments; reaching around them (through frames or the "
-            "garbage collector) does not count as a solution.")
+            "garbage collector) does not count as a solution.", name=name))
     return Call(name, args, params, got, after, dtypes)
 
 
@@ -142,12 +143,14 @@ class Unusable:
 
     def __init__(self, value):
         if isinstance(value, str):
-            self.text = f"text {value!r}"[:80]
+            self.text = _("text {value}", value=repr(value))[:80]
         elif isinstance(value, (_ndarray, _np_generic)):
-            what = "text" if value.dtype.kind in "US" else f"{value.dtype} values"
-            self.text = f"an array of {what} of shape {tuple(value.shape)}"
+            what = _("text") if value.dtype.kind in "US" else _("{dtype} values",
+                                                                dtype=value.dtype)
+            self.text = _("an array of {what} of shape {shape}", what=what,
+                          shape=tuple(value.shape))
         else:
-            self.text = f"an object of type {type(value).__name__}"
+            self.text = _("an object of type {type}", type=type(value).__name__)
 
     def __repr__(self):
         return self.text
@@ -169,6 +172,9 @@ def _plain(value, dtypes: set):
         return tuple(_plain(v, dtypes) for v in value)
     if isinstance(value, list):
         return [_plain(v, dtypes) for v in value]
+    if type(value) is dict:  # keys as plain as the values: a learner's key class is code too
+        return {k if type(k) in (str, int) else Unusable(k): _plain(v, dtypes)
+                for k, v in value.items()}
     if isinstance(value, bool) or value is None:
         return value if value is None else bool(value)
     if isinstance(value, int):
@@ -199,25 +205,31 @@ def _full(value) -> str:
         return f"({inner},)" if len(value) == 1 else f"({inner})"
     if isinstance(value, list):
         return "[" + ", ".join(_full(v) for v in value) + "]"
+    if type(value) is dict:
+        return "{" + ", ".join(f"{k!r}: {_full(v)}" for k, v in value.items()) + "}"
     if isinstance(value, float):
         text = f"{value:.6g}"
         return text if any(ch in text for ch in ".ein") else text + ".0"
     if value is None or isinstance(value, (bool, int, complex, str, Unusable)):
         return repr(value)
-    return f"a {type(value).__name__} object"
+    return _("a {type} object", type=type(value).__name__)
 
 
 def _summary(value) -> str:
     if isinstance(value, (_ndarray, _np_generic)):
-        return f"array of shape {tuple(value.shape)}"
+        return _("array of shape {shape}", shape=tuple(value.shape))
     if isinstance(value, (list, tuple)):
         shown = ", ".join(_summary(v) for v in value[:4])
-        more = f", ... {len(value)} items in all" if len(value) > 4 else ""
+        more = ", ... " + _("{count} items in all", count=len(value)) if len(value) > 4 else ""
         return f"({shown}{more})" if isinstance(value, tuple) else f"[{shown}{more}]"
+    if type(value) is dict:
+        return "{" + ", ".join(f"{k!r}: {_summary(v)}" for k, v in value.items()) + "}"
     return _full(value)
 
 
 def _size(value) -> int:
+    if type(value) is dict:
+        return sum(_size(v) for v in value.values())
     if isinstance(value, (list, tuple)):
         return sum(_size(v) for v in value)
     if isinstance(value, (_ndarray, _np_generic)):
@@ -230,17 +242,19 @@ def as_array(c: Call, what: str | None = None):
     what = what or c.text()
     got = c.got
     if got is None:
-        fail(f"{what} returned None. Did you forget a `return` statement?\n{c.inputs()}")
+        fail(_("{what} returned None. Did you forget a `return` statement?", what=what)
+             + "\n" + c.inputs())
     try:
         a = None if _contains_unusable(got) else _np_array(got)
     except (TypeError, ValueError):
         a = None
     if a is not None and a.dtype.kind == "c":
-        fail(f"{what} returned complex numbers ({describe(got)}); the result should be real. "
-             f"Look for a square root or power of a negative number.\n{c.inputs()}")
+        fail(_("{what} returned complex numbers ({got}); the result should be real. Look for a "
+               "square root or power of a negative number.", what=what, got=describe(got))
+             + "\n" + c.inputs())
     if a is None or a.dtype.kind not in "iuf":
-        fail(f"{what} returned {describe(got)}, which numpy cannot turn into one array of "
-             f"numbers.\n{c.inputs()}")
+        fail(_("{what} returned {got}, which numpy cannot turn into one array of numbers.",
+               what=what, got=describe(got)) + "\n" + c.inputs())
     return _np_array(a, dtype=_float64)
 
 
@@ -257,61 +271,230 @@ def to_array(value, what: str):
 
 
 def expect_close(c: Call, expected, *, rtol: float, atol: float, mistakes=(),
-                 what: str | None = None):
-    """Fail unless the returned value has the expected shape and |got - expected| <=
-    atol + rtol*|expected| everywhere. `mistakes`: (hint, make_value) pairs for common
-    wrong answers; a hint is shown when the learner's result matches its value. Returns
-    the learner's value as a float64 array."""
+                 what: str | None = None, part=None, labels=None):
+    """Fail unless the returned value matches `expected` within atol + rtol * scale, where
+    scale is the largest |entry| of the whole expected result (so a part that is ~1e-16 in a
+    result of size ~1 does not fail a correct float32 solution).
+
+    `expected` is an array (or anything numpy turns into one), or a structure: a tuple, a dict,
+    or a list holding arrays, tuples or dicts, nested as the learner's function returns it.
+    Each part is compared in turn and a failure names it: `[1][0]`, `["dA"]`. `labels`, with
+    the nesting of `expected`, gives parts human names (`labels=[("dA_0", "dB_0"),
+    ("dA_1", "dB_1")]` names `[1][0]` "dA_1"); a string names everything below it.
+    `part`: compare only that part of the return value (an index or key, or a tuple of them:
+    `part=(1, 0)`); `expected` and `labels` are then that part's.
+    `mistakes`: (hint, make_value) pairs for common wrong answers, make_value giving a value
+    of `expected`'s form; a hint is shown when the learner's result matches it.
+    Returns the learner's value (that part, with `part=`) with arrays as float64 arrays."""
     what = what or c.text()
-    got = as_array(c, what)
-    exp = _np_array(expected, dtype=_float64)
-    if got.shape != exp.shape:
-        lines = [f"{what} returned an array of shape {got.shape}; expected shape {exp.shape}.",
-                 c.inputs(), f"  expected: {describe(exp)}", f"  got:      {describe(got)}"]
-        lines += _hints(c, got, exp, rtol, atol, mistakes)
-        fail("\n".join(lines))
-    diff = _np_abs(got - exp)
-    allowed = atol + rtol * _np_abs(exp)
-    bad = ~(diff <= allowed)  # NaN counts as bad
-    if not bad.any():
-        return got
-    excess = _np_where(_np_isnan(diff), numpy.inf, diff - allowed)
-    worst = _np_unravel(int(_np_argmax(excess)), exp.shape) if exp.shape else ()
-    lines = [f"{what} returned wrong values ({int(bad.sum())} of {bad.size} entries are off).",
-             c.inputs(), f"  expected: {describe(exp)}", f"  got:      {describe(got)}"]
-    where = f" at index {[int(i) for i in worst]}" if worst else ""
-    lines.append(f"  largest difference{where}: expected {exp[worst]:.6g}, got {got[worst]:.6g}"
-                 f" (off by {diff[worst]:.3g}; allowed {allowed[worst]:.3g})")
-    lines += _hints(c, got, exp, rtol, atol, mistakes)
+    path = () if part is None else part if isinstance(part, tuple) else (part,)
+    got = _select(c, c.got, path, what)
+    exp = _tree(expected)
+    scale = _largest(exp)
+    problem = _compare(got, exp, path, rtol, atol + rtol * scale, labels, what, c)
+    if problem is None:
+        return _as_tree(got, exp)
+    lines, got_part, exp_part = problem
+    lines += _hints(c, got, exp, got_part, exp_part, rtol, atol, mistakes)
     fail("\n".join(lines))
 
 
-def _close(a, b, rtol, atol) -> bool:
-    return a.shape == b.shape and bool((_np_abs(a - b) <= atol + rtol * _np_abs(b)).all())
+def _is_structure(value) -> bool:
+    """A tuple, dict, or list that holds arrays or structures (a list of numbers is an array)."""
+    if isinstance(value, (tuple, dict)):
+        return not (isinstance(value, tuple) and all(_is_number_tree(v) for v in value))
+    return isinstance(value, list) and not all(_is_number_tree(v) for v in value)
 
 
-def _hints(c: Call, got, exp, rtol, atol, mistakes) -> list[str]:
+def _is_number_tree(value) -> bool:
+    if isinstance(value, list):
+        return all(_is_number_tree(v) for v in value)
+    return isinstance(value, (int, float, _np_generic)) and not isinstance(value, bool)
+
+
+def _tree(expected):
+    """`expected` with every array part as a float64 array."""
+    if isinstance(expected, dict):
+        return {k: _tree(v) for k, v in expected.items()}
+    if _is_structure(expected):
+        items = [_tree(v) for v in expected]
+        return tuple(items) if isinstance(expected, tuple) else items
+    return _np_array(expected, dtype=_float64)
+
+
+def _leaves(tree):
+    if isinstance(tree, dict):
+        for v in tree.values():
+            yield from _leaves(v)
+    elif isinstance(tree, (list, tuple)):
+        for v in tree:
+            yield from _leaves(v)
+    else:
+        yield tree
+
+
+def _largest(tree) -> float:
+    largest = 0.0
+    for leaf in _leaves(tree):
+        finite = _np_abs(leaf[_np_isfinite(leaf)])
+        if finite.size:
+            largest = max(largest, float(finite.max()))
+    return largest
+
+
+def _part_name(path, labels) -> str:
+    """`[1][0] (dA_1)`: the indexes and keys, then the label `labels` gives that path."""
+    text = "".join(f"[{k!r}]" if isinstance(k, str) else f"[{k}]" for k in path)
+    label = None
+    for k in path:
+        if isinstance(labels, str) or labels is None:
+            break
+        try:
+            labels = labels[k]
+        except (KeyError, IndexError, TypeError):
+            labels = None
+            break
+    if isinstance(labels, str):
+        label = labels
+    return f"{text} ({label})" if label else text
+
+
+def _items(got):
+    """The parts of a returned list, tuple or array (an array's rows), or None."""
+    if isinstance(got, (list, tuple)):
+        return list(got)
+    if isinstance(got, _ndarray) and got.ndim > 0:
+        return list(got)
+    return None
+
+
+def _select(c: Call, got, path, what):
+    for depth, key in enumerate(path):
+        here = _part_name(path[:depth], None)
+        if isinstance(got, dict) and key in got:
+            got = got[key]
+            continue
+        items = None if isinstance(key, str) else _items(got)
+        if items is None or not -len(items) <= key < len(items):
+            fail(_("{what} returned {got}{where}; expected it to have a part {key}.", what=what,
+                   got=describe(got), where=_(" as {part}", part=here) if here else "",
+                   key=_part_name((key,), None)) + "\n" + c.inputs())
+        got = items[key]
+    return got
+
+
+def _compare(got, exp, path, rtol, allowed, labels, what, c):
+    """None when `got` matches `exp`; else (message lines, the failing part of got, of exp)."""
+    name = _part_name(path, labels)
+    if isinstance(exp, dict):
+        if not isinstance(got, dict) or set(got) != set(exp):
+            keys = ", ".join(repr(k) for k in exp)
+            return ([_("{what} returned {got}{where}; expected a dict with the keys {keys}.",
+                       what=what, got=describe(got), keys=keys,
+                       where=_(" as {part}", part=name) if name else ""), c.inputs()], None, None)
+        for k, v in exp.items():
+            found = _compare(got[k], v, (*path, k), rtol, allowed, labels, what, c)
+            if found:
+                return found
+        return None
+    if isinstance(exp, (list, tuple)):
+        items = _items(got)
+        if items is None or len(items) != len(exp):
+            count = len(exp)
+            return ([_("{what} returned {got}{where}; expected {count} items.", what=what,
+                       got=describe(got), count=count,
+                       where=_(" as {part}", part=name) if name else ""), c.inputs()], None, None)
+        for i, (g, e) in enumerate(zip(items, exp)):
+            found = _compare(g, e, (*path, i), rtol, allowed, labels, what, c)
+            if found:
+                return found
+        return None
+    subject = _("{what}, part {part},", what=what, part=name) if name else what
+    if got is None:
+        return ([_("{what} returned None. Did you forget a `return` statement?", what=subject),
+                 c.inputs()], None, None)
+    g = to_array(got, subject) if path else as_array(c, what)
+    if g.shape != exp.shape:
+        return ([_("{what} returned an array of shape {got}; expected shape {want}.",
+                   what=subject, got=g.shape, want=exp.shape),
+                 c.inputs(), "  " + _("expected: {value}", value=describe(exp)),
+                 "  " + _("got:      {value}", value=describe(g))], g, exp)
+    diff = _np_abs(g - exp)
+    bad = ~(diff <= allowed)  # NaN counts as bad
+    if not bad.any():
+        return None
+    excess = _np_where(_np_isnan(diff), numpy.inf, diff - allowed)
+    worst = _np_unravel(int(_np_argmax(excess)), exp.shape) if exp.shape else ()
+    lines = [_("{what} returned wrong values ({bad} of {size} entries are off).", what=subject,
+               bad=int(bad.sum()), size=bad.size),
+             c.inputs(), "  " + _("expected: {value}", value=describe(exp)),
+             "  " + _("got:      {value}", value=describe(g))]
+    fields = dict(want=f"{exp[worst]:.6g}", got=f"{g[worst]:.6g}", off=f"{diff[worst]:.3g}",
+                  allowed=f"{allowed:.3g}")
+    lines.append("  " + (_("largest difference at index {index}: expected {want}, got {got} (off "
+                           "by {off}; allowed {allowed})", index=[int(i) for i in worst],
+                           **fields) if worst else
+                         _("largest difference: expected {want}, got {got} (off by {off}; "
+                           "allowed {allowed})", **fields)))
+    return lines, g, exp
+
+
+def _as_tree(got, exp):
+    """The learner's matching value with its array parts as float64 arrays."""
+    if isinstance(exp, dict):
+        return {k: _as_tree(got[k], v) for k, v in exp.items()}
+    if isinstance(exp, (list, tuple)):
+        return [_as_tree(g, e) for g, e in zip(_items(got), exp)]
+    return _np_array(got, dtype=_float64)
+
+
+def _close(got, exp, rtol, atol) -> bool:
+    """`got` (learner data) matches the structure or array `exp`, within atol + rtol*scale."""
+    allowed = atol + rtol * _largest(exp)
+
+    def same(g, e):
+        if isinstance(e, dict):
+            return isinstance(g, dict) and set(g) == set(e) and all(same(g[k], e[k]) for k in e)
+        if isinstance(e, (list, tuple)):
+            items = _items(g)
+            return items is not None and len(items) == len(e) and all(map(same, items, e))
+        try:
+            a = None if _contains_unusable(g) else _np_array(g, dtype=_float64)
+        except (TypeError, ValueError):
+            return False
+        return a is not None and a.shape == e.shape and bool((_np_abs(a - e) <= allowed).all())
+    return same(got, exp)
+
+
+def _hints(c: Call, got, exp, got_part, exp_part, rtol, atol, mistakes) -> list[str]:
+    """A hint for the learner's whole result (`got` against `exp`), or for the failing part."""
     for hint, make in mistakes:
         try:
             with _np_errstate(all="ignore"):  # a wrong formula may overflow: not their output
-                alt = _np_array(make(), dtype=_float64)
+                alt = _tree(make())
         except (TypeError, ValueError):
             continue
         # A looser match than the check itself: the learner's version of the mistake may be
         # computed a little differently from ours.
         if _close(got, alt, max(rtol, 1e-6) * 10, max(atol, 1e-9) * 10):
-            return [f"Hint: {hint}"]
+            return [_("Hint: {hint}", hint=hint)]
+    if got_part is None:
+        return []
+    got, exp = got_part, exp_part
     if "float16" in c.dtypes:
-        return ["Hint: your result is float16, which keeps only about 3 significant digits; "
-                "compute in float64 (numpy's default) or at least float32."]
+        return [_("Hint: your result is float16, which keeps only about 3 significant digits; "
+                  "compute in float64 (numpy's default) or at least float32.")]
     if not _np_isfinite(got).all() and _np_isfinite(exp).all():
-        return ["Hint: your result contains NaN or infinity; look for an overflow (for "
-                "example exp or a power of a large number) or a division by zero."]
+        return [_("Hint: your result contains NaN or infinity; look for an overflow (for "
+                  "example exp or a power of a large number) or a division by zero.")]
     if got.ndim == 2 and got.shape == exp.shape[::-1] and got.shape != exp.shape:
-        return ["Hint: your result has rows and columns swapped (it is transposed)."]
+        return [_("Hint: your result has rows and columns swapped (it is transposed).")]
     if got.ndim == exp.ndim + 1 and got.shape[1:] == exp.shape and got.shape[0] != 1:
-        return [f"Hint: you returned {got.shape[0]} results of the right shape stacked "
-                f"together; one combined result was expected."]
+        return [_("Hint: you returned {count} results of the right shape stacked together; one "
+                  "combined result was expected.", count=got.shape[0])]
+    if got.ndim == 0 and exp.ndim > 0:
+        return [_("Hint: you returned one number where an array of shape {shape} was expected; "
+                  "a sum or mean without `axis=` adds up every entry.", shape=exp.shape)]
     return []
 
 
@@ -319,12 +502,12 @@ def expect_unchanged(c: Call):
     """Fail if learner code changed any argument it was given."""
     for param, before, after in zip(c.params, c.args, c.after):
         if not _same(before, after):
-            fail(f"{c.text()} changed its argument `{param}` in place.\n"
-                 f"  before the call: {describe(before)}\n"
-                 f"  after the call:  {describe(after)}\n"
-                 "A function should leave its inputs as they were: the caller may still need "
-                 "them. Build new arrays instead (for example `y = 0.5 * x`, not `x *= 0.5`, "
-                 "and slice copies rather than writing into slices).")
+            fail(_("{call} changed its argument `{param}` in place.", call=c.text(), param=param)
+                 + "\n  " + _("before the call: {value}", value=describe(before))
+                 + "\n  " + _("after the call:  {value}", value=describe(after)) + "\n"
+                 + _("A function should leave its inputs as they were: the caller may still "
+                     "need them. Build new arrays instead (for example `y = 0.5 * x`, not "
+                     "`x *= 0.5`, and slice copies rather than writing into slices)."))
 
 
 def _same(a, b) -> bool:

@@ -94,6 +94,7 @@ _TOP_KEYS = {
     "id": (str, True), "title": (str, True), "summary": (str, True), "order": (int, True),
     "languages": (list, True), "packages": (list, False), "widgets": (list, False),
     "limits": (dict, False), "functions": (list, True), "companion": (dict, False),
+    "checks": (list, True),
 }
 _LIMIT_TYPES = {"check_seconds": (int, float), "total_seconds": (int, float),
                 "output_lines": int, "output_bytes": int, "recursion": int,
@@ -124,7 +125,8 @@ def load_lesson(path) -> Lesson:
     for key, (kind, required) in _TOP_KEYS.items():
         if key not in data:
             if required:
-                raise LessonError(toml_path, 1, f"missing required key `{key}`")
+                raise LessonError(toml_path, 1, f"missing required key `{key}`"
+                                  + (_checks_example(root) if key == "checks" else ""))
             continue
         if not isinstance(data[key], kind) or (kind is int and isinstance(data[key], bool)):
             raise locate.error(key, f"`{key}` must be a {_KIND_WORDS[kind]}")
@@ -133,7 +135,7 @@ def load_lesson(path) -> Lesson:
             raise locate.error(key, f"unknown key `{key}`")
     if data["id"] != root.name:
         raise locate.error("id", f"id {data['id']!r} must equal the folder name {root.name!r}")
-    for key in ("languages", "packages", "widgets"):
+    for key in ("languages", "packages", "widgets", "checks"):
         if not all(isinstance(v, str) for v in data.get(key, [])):
             raise locate.error(key, f"`{key}` must be a list of strings")
     limits = _limits(data.get("limits", {}), locate)
@@ -152,9 +154,7 @@ def load_lesson(path) -> Lesson:
     checks_dir = root / "checks"
     if not checks_dir.is_dir():
         raise LessonError(checks_dir, 1, "missing folder: the hidden checks live in checks/")
-    check_files = sorted(checks_dir.glob("test_*.py"))
-    if not check_files:
-        raise LessonError(checks_dir, 1, "no check files (checks/test_*.py)")
+    check_files = _teaching_order(data["checks"], checks_dir, locate)
     if (checks_dir / "__init__.py").exists():
         raise LessonError(checks_dir / "__init__.py", 1,
                           "checks/ must not be a package: remove __init__.py")
@@ -297,6 +297,32 @@ def _functions(entries: list, locate: _Locator) -> list[Function]:
             raise locate.error("name", f"function {name!r} is declared twice", start)
         functions.append(Function(name, signature, entry["summary"], params[1]))
     return functions
+
+
+def _checks_example(root: Path) -> str:
+    stems = sorted(p.stem for p in (root / "checks").glob("test_*.py"))
+    return (": the check files in the order learners see their results, e.g. checks = ["
+            + ", ".join(f'"{s}"' for s in stems) + "]")
+
+
+def _teaching_order(stems: list[str], checks_dir: Path, locate: _Locator) -> list[Path]:
+    """The check files in the order `checks` lists them (the order learners see the results):
+    every checks/test_*.py exactly once, by its stem."""
+    files = {p.stem for p in checks_dir.glob("test_*.py")}
+    if not files:
+        raise LessonError(checks_dir, 1, "no check files (checks/test_*.py)")
+    listed = ", ".join(f'"{stem}"' for stem in sorted(files))
+    for stem in stems:
+        if stem not in files:
+            raise locate.error("checks", f"`checks` names {stem!r}, but there is no "
+                                         f"checks/{stem}.py (the check files: {listed})")
+        if stems.count(stem) > 1:
+            raise locate.error("checks", f"`checks` names {stem!r} twice")
+    unlisted = sorted(files - set(stems))
+    if unlisted:
+        raise locate.error("checks", f"`checks` must list every check file in teaching order; "
+                                     f"it leaves out {', '.join(unlisted)}")
+    return [checks_dir / f"{stem}.py" for stem in stems]
 
 
 def _parse_signature(signature: str):

@@ -248,6 +248,10 @@ class _Plugin:
         return [(check_id(i), check_title(i)) for i in self.items if check_id(i) not in done]
 
     def pytest_collection_modifyitems(self, items):
+        # Teaching order: files as lesson.toml's `checks` lists them, tests as each file
+        # defines them (a stable sort keeps pytest's order within a file).
+        order = {p.resolve(): i for i, p in enumerate(self.run.lesson.check_files)}
+        items.sort(key=lambda item: order.get(Path(str(item.path)).resolve(), len(order)))
         self.items = list(items)
 
     @pytest.fixture

@@ -18,6 +18,7 @@ order = 9
 languages = ["en"]
 packages = ["numpy"]
 widgets = []
+checks = ["test_toy"]
 
 [limits]
 check_seconds = 0.5
@@ -91,12 +92,14 @@ def make_lesson(root: Path, *, toml=TOY_TOML, starter=TOY_STARTER, reference=TOY
     """Write a lesson folder `root/toy`; `checks`/`wrong` map file names to sources."""
     folder = root / "toy"
     (folder / "checks").mkdir(parents=True)
-    (folder / "lesson.toml").write_text(toml)
+    checks = checks or {"test_toy.py": TOY_CHECKS}
+    stems = ", ".join(f'"{name[:-3]}"' for name in checks if name.startswith("test_"))
+    (folder / "lesson.toml").write_text(toml.replace('checks = ["test_toy"]', f"checks = [{stems}]"))
     (folder / "starter.py").write_text(starter)
     if reference is not None:
         (folder / "reference.py").write_text(reference)
     (folder / "lesson.md").write_text("# Toy\n")
-    for name, text in (checks or {"test_toy.py": TOY_CHECKS}).items():
+    for name, text in checks.items():
         (folder / "checks" / name).write_text(text)
     if wrong:
         (folder / "wrong").mkdir()

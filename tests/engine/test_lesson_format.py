@@ -3,10 +3,10 @@ import shutil
 
 import pytest
 
-from lessonkit import LessonError, load_lesson
+from lessonkit import LessonError, grade, load_lesson
 from lessonkit.cli import check_lesson
 
-from conftest import TOY_TOML, TP_MLP, make_lesson
+from conftest import TOY_REFERENCE, TOY_TOML, TP_MLP, make_lesson
 
 
 def test_real_lesson_loads(tp_mlp):
@@ -135,6 +135,36 @@ def test_placeholder_not_alone_on_its_line_is_located(toy_dir, prose, line):
     assert path.endswith("lesson.md") and found == line
 
 
+def test_results_come_in_the_teaching_order_of_checks(tmp_path):
+    first = 'def test_z(solution):\n    """z first"""\n\n\ndef test_a(solution):\n    """then a"""\n'
+    last = 'def test_b(solution):\n    """b last"""\n'
+    folder = make_lesson(tmp_path, checks={"test_zz_intro.py": first, "test_aa_more.py": last})
+    ids = [c.id for c in grade(load_lesson(folder), TOY_REFERENCE).checks]
+    assert ids == ["load", "test_zz_intro::test_z", "test_zz_intro::test_a", "test_aa_more::test_b"]
+
+
+@pytest.mark.parametrize("checks, message", [
+    ('["test_toy", "test_gone"]', "`checks` names 'test_gone', but there is no checks/test_gone.py"),
+    ('["test_toy", "test_toy"]', "`checks` names 'test_toy' twice"),
+    ("[]", "it leaves out test_toy"),
+])
+def test_checks_must_list_every_check_file_once(tmp_path, checks, message):
+    folder = make_lesson(tmp_path)
+    toml = folder / "lesson.toml"
+    toml.write_text(toml.read_text().replace('checks = ["test_toy"]', f"checks = {checks}"))
+    with pytest.raises(LessonError) as info:
+        load_lesson(folder)
+    assert info.value.line == 8 and message in info.value.message
+
+
+def test_missing_checks_key_suggests_the_line(tmp_path):
+    folder = make_lesson(tmp_path)
+    toml = folder / "lesson.toml"
+    toml.write_text(toml.read_text().replace('checks = ["test_toy"]\n', ""))
+    with pytest.raises(LessonError, match=r'missing required key `checks`: .* checks = \["test_toy"\]'):
+        load_lesson(folder)
+
+
 def test_starter_signature_must_match(tmp_path):
     starter = 'def double(x):\n    raise NotImplementedError\n\n\ndef halve(y, z):\n    pass\n'
     folder = make_lesson(tmp_path, starter=starter)
@@ -142,7 +172,7 @@ def test_starter_signature_must_match(tmp_path):
         load_lesson(folder)
     err = info.value
     assert err.path.endswith("starter.py") and err.line == 5
-    assert "halve(y, z)" in err.message and "lesson.toml:23" in err.message
+    assert "halve(y, z)" in err.message and "lesson.toml:24" in err.message
 
 
 def test_starter_must_define_every_function(tmp_path):
@@ -170,7 +200,7 @@ def test_bad_limit_located(tmp_path):
                                                          'check_seconds = "soon"'))
     with pytest.raises(LessonError) as info:
         load_lesson(folder)
-    assert info.value.line == 10 and "check_seconds" in info.value.message
+    assert info.value.line == 11 and "check_seconds" in info.value.message
 
 
 def test_bad_signature_located(tmp_path):
@@ -178,7 +208,7 @@ def test_bad_signature_located(tmp_path):
                                                          'signature = "halve x"'))
     with pytest.raises(LessonError) as info:
         load_lesson(folder)
-    assert info.value.line == 23
+    assert info.value.line == 24
 
 
 def test_wrong_solution_needs_header(tmp_path):

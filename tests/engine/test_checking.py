@@ -1,0 +1,103 @@
+"""lessonkit.checking.expect_close on structured results: parts compared in one call, failures
+named by their part, tolerances relative to the whole result's magnitude."""
+import types
+
+import numpy as np
+import pytest
+
+from lessonkit.checking import Call, CheckFailed, call, expect_close
+
+
+def returned(value, name="tp_backward"):
+    """A Call as `call()` makes it, for a learner function that returned `value`."""
+    return Call(name, (np.zeros(2),), ("X",), value, (np.zeros(2),))
+
+
+def failure(c, expected, **kw) -> str:
+    with pytest.raises(CheckFailed) as info:
+        expect_close(c, expected, **{"rtol": 1e-6, "atol": 0.0, **kw})
+    return str(info.value)
+
+
+GRADS = (np.array([1.0, 2.0]), [(np.eye(2), np.ones(2)), (2 * np.eye(2), 3 * np.ones(2))])
+LABELS = ("dX", [("dA_0", "dB_0"), ("dA_1", "dB_1")])
+
+
+def plain(tree):
+    """What `call` hands checks: float64 arrays inside lists and tuples."""
+    if isinstance(tree, (list, tuple)):
+        return type(tree)(plain(v) for v in tree)
+    return np.array(tree, dtype=np.float64)
+
+
+def test_a_matching_structure_passes_and_comes_back_as_arrays():
+    got = expect_close(returned(plain(GRADS)), GRADS, rtol=1e-9, atol=0)
+    assert np.array_equal(got[1][1][0], 2 * np.eye(2))
+
+
+def test_the_failing_part_is_named_with_its_label():
+    bad = plain(GRADS)
+    bad[1][1] = (bad[1][1][0] + 0.5, bad[1][1][1])
+    message = failure(returned(bad), GRADS, labels=LABELS)
+    assert message.startswith("tp_backward(X), part [1][1][0] (dA_1), returned wrong values "
+                              "(4 of 4 entries are off).")
+    assert "expected: [[2., 0.], [0., 2.]]" in message
+
+
+def test_tolerance_is_relative_to_the_whole_result():
+    # One part ~1e-16 beside parts ~1: float32 rounding there is 100% of that part's size.
+    tiny = np.array([1e-16, -2e-16])
+    expected = (np.array([1.0, 3.0]), tiny)
+    passed = expect_close(returned((np.array([1.0, 3.0]), tiny * 1.5)), expected, rtol=1e-6, atol=0)
+    assert np.allclose(passed[1], tiny * 1.5, rtol=0, atol=1e-30)
+    # Off by more than rtol * 3 (the largest entry of the whole result): caught, and located.
+    message = failure(returned((np.array([1.0, 3.0]), tiny + 1e-5)), expected)
+    assert "part [1]" in message and "allowed 3e-06" in message
+
+
+def test_one_part_of_a_tuple_return():
+    c = returned(plain(GRADS))
+    got = expect_close(c, GRADS[1][0][1], rtol=1e-9, atol=0, part=(1, 0, 1))
+    assert np.array_equal(got, np.ones(2))
+    message = failure(c, np.zeros(2), part=(1, 0, 1), labels="dB_0")
+    assert message.startswith("tp_backward(X), part [1][0][1] (dB_0), returned wrong values")
+
+
+def test_a_part_that_is_not_there():
+    message = failure(returned((np.ones(2),)), np.ones(2), part=1)
+    assert "expected it to have a part [1]" in message
+
+
+def test_wrong_number_of_items_is_named():
+    bad = plain(GRADS)
+    bad = (bad[0], bad[1][:1])
+    message = failure(returned(bad), GRADS, labels=LABELS)
+    assert "as [1]; expected 2 items." in message
+
+
+def test_a_returned_dict_reaches_the_checks_as_plain_data():
+    solution = types.SimpleNamespace(loss=lambda x: {"loss": np.float32(x.sum()), "grad": x * 2})
+    c = call(solution, "loss", np.array([1.0, 2.0]))
+    assert c.got == {"loss": 3.0, "grad": c.got["grad"]} and c.got["grad"].dtype == np.float64
+    expect_close(c, {"loss": 3.0, "grad": np.array([2.0, 4.0])}, rtol=1e-9, atol=0)
+
+
+def test_dicts_compare_by_key():
+    expected = {"loss": np.array(2.0), "grad": np.array([1.0, -1.0])}
+    assert expect_close(returned({"loss": 2.0, "grad": [1.0, -1.0]}), expected, rtol=1e-9, atol=0)
+    assert "part ['grad']" in failure(returned({"loss": 2.0, "grad": [1.0, 1.0]}), expected)
+    assert "expected a dict with the keys 'loss', 'grad'" in failure(returned({"loss": 2.0}), expected)
+
+
+def test_a_mistake_on_the_whole_structure_is_named():
+    forgot = (GRADS[0], [(a, 0 * b) for a, b in GRADS[1]])
+    bad = plain(forgot)
+    message = failure(returned(bad), GRADS, mistakes=[("you dropped dB", lambda: forgot)])
+    assert message.endswith("Hint: you dropped dB")
+
+
+def test_a_tuple_of_numbers_is_one_array():
+    # (start, stop) compared as an array: a learner may return a tuple, a list or an array.
+    for value in [(4, 8), [4.0, 8.0], np.array([4, 8])]:
+        expect_close(returned(value), (4, 8), rtol=0, atol=0)
+    assert "returned wrong values" in failure(returned((4, 9)), (4, 8))
