@@ -214,8 +214,9 @@ export function mount(el, ctx) {
         { class: `tpw-gpu gpu-${i}`, "data-testid": `gpu-${i}`, "aria-label": t(lang, "gpu", { i }) },
         h("h5", {}, h("span", { class: "tpw-gpu-badge" }, t(lang, "gpu", { i })), " ",
           h("span", { class: "tpw-owns" }, t(lang, "owns", { first, last, cols: span(...g.shard.range) }))),
-        h("div", { class: "attention-heads-maps" }, g.heads.map((hd) => heatMap(hd, d, i))),
-        matrixView(t(lang, "partial", { i }), g.Y, `partial-${i}`)
+        h("div", { class: "attention-heads-body" },
+          h("div", { class: "attention-heads-maps" }, g.heads.map((hd) => heatMap(hd, d, i))),
+          matrixView(t(lang, "partial", { i }), g.Y, `partial-${i}`))
       );
     });
     return [
