@@ -41,7 +41,7 @@ def library_files(lesson_dir, companion):
 
 def _raw_literal(name, text):
     if "'''" in text or text.endswith("\\"):
-        raise ValueError(f"{name}: cannot be embedded in the notebook as r'''...''' "
+        raise ValueError(f"{name}:1: cannot be embedded in the notebook as r'''...''' "
                          "(it contains ''' or ends with a backslash); use \"\"\" instead")
     return "r'''" + text + "'''"
 
@@ -70,7 +70,7 @@ def notebook_for_download(lesson_dir, lesson_id, companion):
     nb = json.loads(path.read_text(encoding="utf-8"))
     code = [cell for cell in nb["cells"] if cell["cell_type"] == "code"]
     if not code or LIBRARY_TAG not in code[0].get("metadata", {}).get("tags", []):
-        raise ValueError(f"{path}: the first code cell must be the library cell tagged {LIBRARY_TAG!r} "
+        raise ValueError(f"{path}:1: the first code cell must be the library cell tagged {LIBRARY_TAG!r} "
                          "(copy it from lessons/tp-mlp/companion.ipynb; see docs/companion.md)")
     cell = code[0]
     cell["source"] = library_cell_source(lesson_id, library_files(lesson_dir, companion)).splitlines(keepends=True)

@@ -9,6 +9,7 @@ import os
 import socket
 import sys
 import tempfile
+import time
 from dataclasses import dataclass, field
 
 import torch
@@ -79,11 +80,13 @@ def launch(companion, world, backend, **options):
         raise ValueError(f"N = {world} asks for more processes than the {gpu_count()} GPUs here")
     import torch.multiprocessing as mp
 
+    started = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "report.json")
         mp.spawn(_spawned, args=(world, backend, free_port(), companion.module, out, options), nprocs=world, join=True)
         with open(out) as fh:
             report = json.load(fh)
+    report["wall_s"] = round(time.perf_counter() - started, 3)
     print(Results.run_line(report), flush=True)
     return report
 

@@ -173,27 +173,47 @@ class Timing:
     repeats: int
 
 
+def _timed(fn, device):
+    """Milliseconds of one call: CUDA events around it and a synchronize before reading them on
+    GPUs, perf_counter on CPU."""
+    if device.type == "cuda":
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        torch.cuda.synchronize(device)
+        start.record()
+        fn()
+        end.record()
+        torch.cuda.synchronize(device)
+        return start.elapsed_time(end)
+    t0 = time.perf_counter()
+    fn()
+    return (time.perf_counter() - t0) * 1e3
+
+
 def time_ms(step, device, warmup, repeats):
-    """The median time of `step()` after `warmup` untimed calls: CUDA events around each call and
-    a synchronize before reading them on GPUs, perf_counter on CPU."""
+    """The median time of `step()` after `warmup` untimed calls."""
     for _ in range(warmup):
         step()
-    times = []
-    if device.type == "cuda":
-        torch.cuda.synchronize(device)
-        for _ in range(repeats):
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            start.record()
-            step()
-            end.record()
-            torch.cuda.synchronize(device)
-            times.append(start.elapsed_time(end))
-    else:
-        for _ in range(repeats):
-            t0 = time.perf_counter()
-            step()
-            times.append((time.perf_counter() - t0) * 1e3)
+    times = [_timed(step, device) for _ in range(repeats)]
     return Timing(statistics.median(times), torch.get_num_threads(), repeats)
+
+
+def time_against_baseline(baseline, step, rank, device, warmup, repeats, baseline_threads):
+    """(baseline Timing on rank 0 or None elsewhere, this rank's Timing of `step`). The two are
+    interleaved, one baseline call (rank 0 alone, the other ranks waiting, with `baseline_threads`
+    CPU threads) then one `step` on every rank, so that a change of load on the machine hits both
+    alike. Every rank must call it."""
+    base_times, step_times = [], []
+    base_threads = None
+    for _ in range(warmup + repeats):
+        if rank == 0:
+            with cpu_threads(baseline_threads):
+                base_times.append(_timed(baseline, device))
+                base_threads = torch.get_num_threads()
+        dist.barrier()
+        step_times.append(_timed(step, device))
+        dist.barrier()
+    base = Timing(statistics.median(base_times[warmup:]), base_threads, repeats) if rank == 0 else None
+    return base, Timing(statistics.median(step_times[warmup:]), torch.get_num_threads(), repeats)
 
 
 def bf16_supported(device):

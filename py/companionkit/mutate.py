@@ -25,7 +25,8 @@ class Mutation:
     file: str  # the lesson's library file name, or companionkit/<module>.py
     replace: str
     with_: str
-    fails: list  # check ids or patterns (`*` only)
+    fails: list  # check ids or patterns (`*` only): each must match a failing check
+    may_fail: list  # checks that may fail too, depending on the machine (say why in the file)
     line: int  # where it is declared, for messages
 
 
@@ -51,7 +52,7 @@ def load(path):
         if not entry["fails"]:
             raise MutationError(f"{path}:{line}: {entry['name']!r}: fails must name at least one check")
         mutations.append(Mutation(entry["name"], entry["file"], entry["replace"], entry["with"],
-                                  list(entry["fails"]), line))
+                                  list(entry["fails"]), list(entry.get("may_fail", [])), line))
     return data.get("options", {}), mutations
 
 
@@ -76,6 +77,20 @@ def write_copy(folder, library, mutation=None):
     target.write_text(text.replace(mutation.replace, mutation.with_), encoding="utf-8")
 
 
+def verdict(mutation, report):
+    """None when the copy failed exactly as `mutation` says, else what went wrong, in words."""
+    if "error" in report:
+        return f"its checks did not run: {report['error']}"
+    failed = sorted(c["id"] for c in report["checks"] if c["status"] == "FAIL")
+    unexpected = [f for f in failed if not matches(f, mutation.fails + mutation.may_fail)]
+    missing = [p for p in mutation.fails if not any(matches(f, [p]) for f in failed)]
+    if not unexpected and not missing:
+        return None
+    return (f"expected to fail {mutation.fails}" + (f" (and perhaps {mutation.may_fail})" if mutation.may_fail else "")
+            + f", failed {failed}" + (f"; not failed: {missing}" if missing else "")
+            + (f"; failed beyond them: {unexpected}" if unexpected else ""))
+
+
 def matches(check_id, patterns):
     """Whether a check id matches one of the patterns, where only `*` is special (as in wrong/ headers)."""
     return any(re.fullmatch(".*".join(map(re.escape, p.split("*"))), check_id) for p in patterns)
@@ -84,8 +99,9 @@ def matches(check_id, patterns):
 def run(library, mutations, options, world=2):
     """Reports of the unbroken library (first) and of each mutation, every check run on `world`
     gloo processes. Each report is rank 0's dict (see results.py), or {"error": text} when the
-    copy could not even be imported."""
+    copy could not be imported or its processes died."""
     import torch.multiprocessing as mp
+    from torch.multiprocessing.spawn import ProcessException
 
     from .launch import free_port
 
@@ -96,10 +112,22 @@ def run(library, mutations, options, world=2):
             folder = Path(tmp) / f"copy{i}"
             write_copy(folder, library, mutation)
             folders.append(str(folder))
-        out = os.path.join(tmp, "reports.json")
-        mp.spawn(_worker, args=(world, free_port(), folders, module, out, options), nprocs=world, join=True)
-        with open(out) as fh:
-            return json.load(fh)
+        out = Path(tmp) / "reports.jsonl"
+        reports = []
+        while len(reports) < len(folders):
+            try:
+                mp.spawn(_worker, args=(world, free_port(), folders[len(reports):], module, str(out), options),
+                         nprocs=world, join=True)
+            except ProcessException as exc:
+                # A copy that desynchronises the ranks can make gloo abort a process: keep what
+                # finished, record the copy as crashed, and go on with the next in fresh processes.
+                done = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
+                reports += done
+                reports.append({"error": f"the processes died while it ran ({exc}); see the output above"})
+                out.unlink(missing_ok=True)
+                continue
+            reports += [json.loads(line) for line in out.read_text().splitlines()]
+        return reports
 
 
 def _fresh_import(folder, module):
@@ -118,19 +146,22 @@ def _worker(rank, world, port, folders, module, out, options):
     from .launch import exit_now, join
 
     device = join("gloo", rank, world, f"tcp://127.0.0.1:{port}", {"timeout_s": 120, **options})
-    reports = []
     try:
         for folder in folders:
+            if rank == 0:  # names the copy that was running if a process dies
+                print(f"companionkit.mutate: running {folder}", file=sys.stderr, flush=True)
             try:
                 companion = _fresh_import(folder, module).companion
             except Exception as exc:  # the same on every rank: nothing ran, nothing to agree on
-                reports.append({"error": f"{type(exc).__name__}: {exc}"})
+                if rank == 0:
+                    with open(out, "a") as fh:
+                        fh.write(json.dumps({"error": f"{type(exc).__name__}: {exc}"}) + "\n")
                 continue
-            reports.append(companion.run(rank, world, device, "gloo", options))
+            report = companion.run(rank, world, device, "gloo", options)
+            if rank == 0:
+                with open(out, "a") as fh:
+                    fh.write(json.dumps(report) + "\n")
             dist.barrier()
-        if rank == 0:
-            with open(out, "w") as fh:
-                json.dump(reports, fh)
     finally:
         dist.destroy_process_group()
     exit_now(0)

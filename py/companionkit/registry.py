@@ -1,5 +1,8 @@
 """A companion's checks: sections registered on a Companion, run on every rank, verdicts agreed."""
 
+import inspect
+import os
+import sys
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -45,7 +48,8 @@ class Companion:
         started = time.perf_counter()
         report = {"lesson": self.lesson, "world": world, "backend": backend, "device": str(device),
                   "device_name": device_name(device), "threads_per_rank": torch.get_num_threads(),
-                  "local_only": local_only, "sections": [], "checks": [], "data": {}}
+                  "local_only": local_only, "code": [os.path.abspath(__file__), inspect.getsourcefile(sys.modules[self.module])],
+                  "sections": [], "checks": [], "data": {}}
         for section in self.sections:
             if local_only and not section.local:
                 continue

@@ -1,7 +1,7 @@
 """The reports of a companion's runs: per-section output, the summary table, the device report.
 
 A run's report (rank 0's, JSON-able): {"lesson", "world", "backend", "device", "device_name",
-"threads_per_rank", "local_only", "duration_s", "sections": [{"id", "title", "seconds", "lines"}],
+"threads_per_rank", "local_only", "code" (the files of companionkit and the library that ran), "duration_s" (the checks), "wall_s" (with starting the processes; spawned runs), "sections": [{"id", "title", "seconds", "lines"}],
 "checks": [{"id", "section", "title", "status": "PASS|FAIL|SKIP", "detail"}], "data": {name: [...]}}.
 """
 
@@ -45,8 +45,9 @@ class Results:
     def run_line(report):
         counts = {s: sum(c["status"] == s for c in report["checks"]) for s in ("PASS", "FAIL", "SKIP")}
         where = "alone on " + report["device_name"] if report["local_only"] else f"{report['backend']}, {report['device_name']}"
+        started = f"{report['wall_s']:.1f} s with starting the processes, " if "wall_s" in report else ""
         return (f"{Results.label(report)} ({where}): {counts['PASS']} passed, {counts['FAIL']} failed, "
-                f"{counts['SKIP']} skipped in {report['duration_s']:.1f} s")
+                f"{counts['SKIP']} skipped; {started}{report['duration_s']:.1f} s of checks")
 
     def show(self, section):
         """Print one section's lines (its verdicts with the numbers compared) for every run."""
@@ -69,11 +70,11 @@ class Results:
 
     def summary(self):
         """One row per check, one column per run: PASS, FAIL, SKIP or - (not run there)."""
-        rows = []
+        titles = {}  # a check's id and title are the same for every N; its detail holds the numbers
         for r in self.reports:
             for c in r["checks"]:
-                if (c["id"], c["title"]) not in rows:
-                    rows.append((c["id"], c["title"]))
+                titles.setdefault(c["id"], c["title"])
+        rows = list(titles.items())
         order = {s.id: i for i, s in enumerate(self.companion.sections)}
         rows.sort(key=lambda row: order.get(row[0].split("/")[0], len(order)))  # stable within a section
         labels = [self.label(r) for r in self.reports]

@@ -1,70 +1,119 @@
-"""The tp-mlp companion: the notebook and the torchrun script run every check on CPU (gloo, N = 2)
-and all of them pass; the committed notebook carries no outputs."""
+"""Every lesson's companion as a practitioner gets it: the downloaded notebook alone in an empty
+folder runs end to end with every check passing (gloo on CPU here), and the zip's torchrun script
+runs from the unzipped folder."""
 
+import json
+import os
 import re
 import subprocess
 import sys
+import tomllib
+import zipfile
 from pathlib import Path
 
 import nbformat
 import pytest
 from nbclient import NotebookClient
 
-LESSON = Path(__file__).resolve().parents[2] / "lessons" / "tp-mlp"
-NOTEBOOK = LESSON / "companion.ipynb"
-SCRIPT = LESSON / "companion" / "tp_mlp_check.py"
+from companionkit import bundle
+
+ROOT = Path(__file__).resolve().parents[2]
+LESSONS = sorted(p.parent for p in ROOT.glob("lessons/*/lesson.toml")
+                 if "companion" in tomllib.loads(p.read_text(encoding="utf-8")))
 KERNEL = "tp-companion-test"
-# A summary row: check number, name, then one PASS/FAIL cell per world size.
-ROW = re.compile(r"^\s*([1-8])\s+.*?((?:\s+(?:PASS|FAIL|-))+)\s*$", re.M)
 
 
-def assert_all_passed(summary):
-    rows = ROW.findall(summary)
-    assert {number for number, _ in rows} == {str(n) for n in range(1, 9)}, summary
-    failed = [number for number, cells in rows if set(cells.split()) != {"PASS"}]
-    assert not failed, f"checks {failed} did not pass:\n{summary}"
-    total = re.search(r"(\d+) of (\d+) checks passed", summary)
-    assert total and total.group(1) == total.group(2), summary
+def companion_of(lesson):
+    return tomllib.loads((lesson / "lesson.toml").read_text(encoding="utf-8"))["companion"]
 
 
-def test_committed_notebook_has_no_outputs():
-    nb = nbformat.read(NOTEBOOK, as_version=4)
+@pytest.fixture(scope="module")
+def venv_kernel(tmp_path_factory):
+    """A kernel spec for this interpreter in a private folder, so the notebook runs with the
+    project's packages and nothing is registered outside the test."""
+    prefix = tmp_path_factory.mktemp("kernel")
+    subprocess.run([sys.executable, "-m", "ipykernel", "install", "--prefix", str(prefix), "--name", KERNEL],
+                   check=True, capture_output=True)
+    return prefix / "share" / "jupyter"
+
+
+@pytest.fixture
+def downloads(tmp_path, request):
+    lesson = request.param
+    out = tmp_path / "site"
+    names = bundle.write_downloads(lesson, lesson.name, lesson.name, companion_of(lesson), out)
+    return lesson, out, names
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.name)
+def test_committed_notebook_has_no_outputs_and_starts_with_the_library_cell(lesson):
+    nb = nbformat.read(lesson / companion_of(lesson)["notebook"], as_version=4)
     code = [cell for cell in nb.cells if cell.cell_type == "code"]
-    assert code
+    assert bundle.LIBRARY_TAG in code[0].metadata.get("tags", [])
     for cell in code:
         assert cell.outputs == [] and cell.execution_count is None, cell.source[:80]
 
 
-@pytest.fixture
-def venv_kernel(tmp_path, monkeypatch):
-    """A kernel spec for this interpreter in a private folder, so the notebook runs with the
-    project's packages and nothing is registered outside the test."""
-    subprocess.run([sys.executable, "-m", "ipykernel", "install", "--prefix", str(tmp_path), "--name", KERNEL],
-                   check=True, capture_output=True)
-    monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "share" / "jupyter"))
-    return KERNEL
+def test_a_notebook_without_the_library_cell_is_refused_with_its_path(tmp_path):
+    lesson = ROOT / "lessons" / "tp-mlp"
+    nb = nbformat.read(lesson / "companion.ipynb", as_version=4)
+    first = next(c for c in nb.cells if c.cell_type == "code")
+    first.metadata["tags"] = []
+    folder = tmp_path / "tp-mlp"
+    (folder / "companion").mkdir(parents=True)
+    for rel in companion_of(lesson).values():
+        (folder / rel).write_bytes((lesson / rel).read_bytes())
+    nbformat.write(nb, folder / "companion.ipynb")
+    with pytest.raises(ValueError, match=r"companion\.ipynb:1: the first code cell must be the library cell"):
+        bundle.write_downloads(folder, "tp-mlp", "t", companion_of(lesson), tmp_path / "out")
 
 
 @pytest.mark.slow
-def test_notebook_runs_every_check_on_cpu(venv_kernel, monkeypatch):
+@pytest.mark.parametrize("downloads", LESSONS, ids=lambda p: p.name, indirect=True)
+def test_the_notebook_alone_in_an_empty_folder_passes_every_check(downloads, venv_kernel, tmp_path, monkeypatch):
+    lesson, out, names = downloads
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / names["notebook"]).write_bytes((out / names["notebook"]).read_bytes())
+    monkeypatch.setenv("JUPYTER_PATH", str(venv_kernel))
     monkeypatch.setenv("TP_COMPANION_WORLD_SIZES", "2")
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    NotebookClient(nb, timeout=300, kernel_name=venv_kernel, resources={"metadata": {"path": str(LESSON)}}).execute()
-    last = nb.cells[-1]
-    summary = "".join(out.get("text", "") for out in last.outputs if out.output_type == "stream")
-    assert "N=2" in summary
-    assert_all_passed(summary)
-    code = [cell for cell in nb.cells if cell.cell_type == "code"]
-    images = [out for cell in code for out in cell.outputs if "image/png" in out.get("data", {})]
-    assert len(images) == 1, "the timing plot is missing"
+    nb = nbformat.read(empty / names["notebook"], as_version=4)
+    NotebookClient(nb, timeout=600, kernel_name=KERNEL, resources={"metadata": {"path": str(empty)}}).execute()
+
+    written = empty / bundle.folder_name(lesson.name)
+    assert (written / "companionkit" / "registry.py").is_file()
+    report = json.loads((empty / "companion-report.json").read_text())
+    assert report["schema"] == "companionkit.device-report/1"
+    assert {"torch", "nccl", "cuda", "gpus"} <= set(report["environment"])
+    [run] = [r for r in report["runs"] if not r["local_only"]]
+    assert run["world"] == 2 and run["backend"] == "gloo"
+    # The checks ran from the files the notebook wrote, not from the repository.
+    assert all(Path(path).is_relative_to(written) for path in run["code"]), run["code"]
+    assert all(c["status"] in ("PASS", "SKIP") for c in run["checks"]), [c for c in run["checks"] if c["status"] == "FAIL"]
+    assert len(run["checks"]) >= 5
+    outputs = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs)
+    assert str(written) in outputs
+    assert re.search(r"N=2 \(gloo, .*\): \d+ passed, 0 failed", outputs), outputs[-2000:]
 
 
 @pytest.mark.slow
-def test_torchrun_script_passes_with_two_ranks():
+@pytest.mark.parametrize("downloads", LESSONS, ids=lambda p: p.name, indirect=True)
+def test_the_zip_holds_a_runnable_script_a_readme_and_the_notebook(downloads, tmp_path):
+    lesson, out, names = downloads
+    with zipfile.ZipFile(out / names["zip"]) as z:
+        z.extractall(tmp_path / "unzipped")
+    folder = tmp_path / "unzipped" / f"{lesson.name}-companion"
+    readme = (folder / "README.md").read_text()
+    assert bundle.INSTALL in readme and bundle.torchrun_line(names["script"]) in readme and "PASS" in readme
+    assert (folder / names["notebook"]).read_bytes() == (out / names["notebook"]).read_bytes()
+    env = {**os.environ, "PYTHONPATH": ""}
+    report = tmp_path / "report.json"
     run = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
-                          str(SCRIPT)], capture_output=True, text=True, timeout=300)
+                          names["script"], "--device-report", str(report)],
+                         cwd=folder, env=env, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-4000:]
-    assert re.search(r"backend (gloo|nccl), world size 2", run.stdout), run.stdout[:500]
-    assert len(re.findall(r"^PASS  ", run.stdout, re.M)) >= 8
-    assert not re.findall(r"^FAIL  ", run.stdout, re.M), run.stdout
-    assert_all_passed(run.stdout[run.stdout.index(" #  check"):])
+    assert re.search(r"backend gloo, world size 2", run.stdout), run.stdout[:500]
+    assert not re.findall(r"^FAIL ", run.stdout, re.M), run.stdout
+    assert re.search(r"^(\d+) of \1 checks passed", run.stdout, re.M), run.stdout[-2000:]
+    runs = json.loads(report.read_text())["runs"]
+    assert runs[0]["world"] == 2 and all(c["status"] != "FAIL" for c in runs[0]["checks"])

@@ -368,13 +368,13 @@ def rowsplit(run):
     run.expect("relu-after", "ReLU after the all-reduce gives [0, 6]", ok_after, after_detail)
     run.expect("relu-before", "ReLU before the all-reduce gives the wrong [4, 6]", ok_before, before_detail)
     if len(ROW_X) % run.world:
-        run.skip("sum", f"the all-reduce of the row blocks over all {run.world} ranks is xW = [-5, 6]",
+        run.skip("sum", "the all-reduce of the row blocks over all N ranks is xW = [-5, 6]",
                  f"{len(ROW_X)} rows do not split over N = {run.world}")
         return
     x_i, W_i = row_shard(x, W, run.rank, run.world)
     total = all_reduce_sum(x_i @ W_i)
-    run.expect("sum", f"the all-reduce of the row blocks over all {run.world} ranks is xW = [-5, 6]",
-               total.tolist() == ROW_SUM == (x @ W).tolist(), f"got {ints(total)}")
+    run.expect("sum", "the all-reduce of the row blocks over all N ranks is xW = [-5, 6]",
+               total.tolist() == ROW_SUM == (x @ W).tolist(), f"N = {run.world}: got {ints(total)}")
 
 
 @companion.section("comm", "Communication: what one forward and backward sends")
@@ -391,16 +391,17 @@ def comm(run):
 
     payload = T * D * X.element_size()
     sizes = [c.nbytes for c in fwd.calls + bwd.calls]
-    run.expect("payload", f"each all-reduce carries T·D·4 = {T}·{D}·4 = {payload} B (the size of Y, then of dL/dX)",
-               sizes == [payload, payload], f"the collectives received {sizes} B")
+    run.expect("payload", "each all-reduce carries T·D·4 bytes (the size of Y, then of dL/dX)",
+               sizes == [payload, payload], f"the collectives received {sizes} B; T·D·4 = {T}·{D}·4 = {payload} B")
 
     # What a ring all-reduce puts on the wire: run one with send/recv and count the bytes sent.
     partial = partial_mlp(X.detach(), A_i.detach(), B_i.detach())
     summed, sent = measure.ring_all_reduce(partial)
     expected = measure.ring_bytes(partial.numel() * partial.element_size(), n)
     ok_sum, sum_detail = compare(summed, all_reduce_sum(partial.clone()))
-    run.expect("ring", f"a ring all-reduce sends 2(N-1)/N · T·D·4 = 2·{n - 1}/{n} · {payload} = {expected:.0f} B per rank",
-               ok_sum and sent == expected, f"measured {sent} B sent by this rank; its sum vs dist.all_reduce: {sum_detail}")
+    run.expect("ring", "a ring all-reduce sends 2(N-1)/N · T·D·4 bytes per rank",
+               ok_sum and sent == expected, f"measured {sent} B sent by this rank, formula 2·{n - 1}/{n} · {payload} = "
+               f"{expected:.0f} B; its sum vs dist.all_reduce: {sum_detail}")
     run.info(f"per training step (forward and backward) each rank sends {2 * sent} B, whatever the width F/N of its "
              f"shard: communication does not shrink with N the way compute does")
 
@@ -426,15 +427,16 @@ def memory(run):
     else:
         A_i, B_i = shard(A, B, run.rank, n)
         held, how, slack = measure.storage_bytes(A_i, B_i), "storage kept alive by A_i and B_i", 0
-    run.expect("weights", f"weights per rank: 2·D·F/N·4 = 2·{D}·{FF}/{n}·4 = {weights} B (1/N of {2 * D * FF * size} B)",
-               weights <= held <= weights + slack, f"{how}: {held} B")
+    run.expect("weights", "weights per rank: 2·D·F/N·4 bytes, 1/N of the whole",
+               weights <= held <= weights + slack,
+               f"{how}: {held} B; 2·{D}·{FF}/{n}·4 = {weights} B (of {2 * D * FF * size} B)")
 
     X = inputs(T, D, dtype=torch.float32).to(dev)
     A_i, B_i = A_i.requires_grad_(), B_i.requires_grad_()
     _, saved = measure.saved_bytes(lambda: tp_mlp(X, A_i, B_i), exclude=(A_i, B_i))
     kept = (T * D + 2 * T * (FF // n)) * size
-    run.expect("activations", f"activations kept for backward: (T·D + 2·T·F/N)·4 = ({T}·{D} + 2·{T}·{FF}/{n})·4 = {kept} B "
-               "(X, XA_i and GeLU(XA_i))", saved == kept, f"autograd saved {saved} B besides the weights")
+    run.expect("activations", "activations kept for backward: (T·D + 2·T·F/N)·4 bytes (X, XA_i and GeLU(XA_i))",
+               saved == kept, f"autograd saved {saved} B besides the weights; ({T}·{D} + 2·{T}·{FF}/{n})·4 = {kept} B")
     run.info(f"one device would keep {2 * D * FF * size} B of weights and {(T * D + 2 * T * FF) * size} B of activations")
 
 
@@ -456,16 +458,17 @@ def timing(run):
         f = 4 * d
         A, B = full_weights(d, f, dtype=torch.float32)
         X = inputs(tokens, d, dtype=torch.float32).to(dev)
+        # Copies: A.to("cpu") would be A itself, and a gradient on A would leak into the shards.
+        Af, Bf = A.to(dev, copy=True).requires_grad_(), B.to(dev, copy=True).requires_grad_()
+        A_i, B_i = (t.to(dev).requires_grad_() for t in shard(A, B, run.rank, n))
+        # The one-device baseline runs on rank 0 alone (the others wait) with one rank's threads.
+        one, tp = measure.time_against_baseline(lambda: timed_step(X, Af, Bf, reference_mlp),
+                                                lambda: timed_step(X, A_i, B_i, tp_mlp),
+                                                run.rank, dev, warmup, repeats, baseline_threads=threads)
         base = torch.zeros(2, dtype=torch.float64, device=dev)  # median ms and threads, from rank 0
         if run.rank == 0:
-            # The one-device baseline runs alone (the other ranks wait) with one rank's threads.
-            Af, Bf = A.to(dev).requires_grad_(), B.to(dev).requires_grad_()
-            with measure.cpu_threads(threads):
-                t = measure.time_ms(lambda: timed_step(X, Af, Bf, reference_mlp), dev, warmup, repeats)
-            base[0], base[1] = t.median_ms, t.threads
+            base[0], base[1] = one.median_ms, one.threads
         dist.broadcast(base, 0)
-        A_i, B_i = (t.to(dev).requires_grad_() for t in shard(A, B, run.rank, n))
-        tp = measure.time_ms(lambda: timed_step(X, A_i, B_i, tp_mlp), dev, warmup, repeats)
         slowest = torch.tensor([tp.median_ms], dtype=torch.float64, device=dev)
         dist.all_reduce(slowest, op=dist.ReduceOp.MAX)  # a step is as slow as its slowest rank
         rows.append({"N": n, "D": d, "F": f, "T": tokens, "one_device_ms": base[0].item(), "tp_ms": slowest.item(),
@@ -481,12 +484,12 @@ def timing(run):
         bound = n
     else:
         same = all(r["baseline_threads"] == r["rank_threads"] == threads for r in rows)
-        run.expect("threads", f"the one-device baseline and each rank use the same CPU threads ({threads})", same,
+        run.expect("threads", "the one-device baseline and each rank use the same CPU threads", same,
                    ", ".join(f"D={r['D']}: baseline {r['baseline_threads']}, ranks {r['rank_threads']}" for r in rows))
         bound = min(n * threads, os.cpu_count() or 1) / threads  # N processes cannot use more cores than there are
     worst = max(r["speedup"] for r in rows)
-    run.expect("bound", f"no speedup above the compute available: {bound:g}x (· {SPEEDUP_SLACK} for caches)",
-               worst <= bound * SPEEDUP_SLACK, f"largest speedup {worst:.2f}x")
+    run.expect("bound", f"no speedup above the compute available (· {SPEEDUP_SLACK} for caches)",
+               worst <= bound * SPEEDUP_SLACK, f"largest speedup {worst:.2f}x; compute available {bound:g}x")
 
 
 def timing_table(rows):

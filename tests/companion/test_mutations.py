@@ -1,0 +1,70 @@
+"""Every companion check can fail. Each lesson's companion/mutations.toml lists broken copies of its
+library (or of companionkit) and the checks each must make FAIL; all of a lesson's copies run in one
+spawn of two gloo processes (companionkit.mutate). A lesson adds mutations as data only."""
+
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from companionkit import mutate
+
+ROOT = Path(__file__).resolve().parents[2]
+LESSONS = sorted(p.parents[1] for p in ROOT.glob("lessons/*/companion/mutations.toml"))
+CASES = [(lesson, i) for lesson in LESSONS for i in range(len(mutate.load(lesson / "companion" / "mutations.toml")[1]))]
+_reports = {}
+
+
+def outcome(lesson):
+    """(mutations, reports) of one lesson, run once per test session."""
+    if lesson not in _reports:
+        options, mutations = mutate.load(lesson / "companion" / "mutations.toml")
+        companion = tomllib.loads((lesson / "lesson.toml").read_text(encoding="utf-8"))["companion"]
+        _reports[lesson] = mutations, mutate.run(lesson / companion["library"], mutations, options)
+    return _reports[lesson]
+
+
+def case_id(case):
+    lesson, i = case
+    return f"{lesson.name}::{mutate.load(lesson / 'companion' / 'mutations.toml')[1][i].name}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.name)
+def test_the_unbroken_companion_passes_every_check_with_the_mutation_options(lesson):
+    _, reports = outcome(lesson)
+    unbroken = reports[0]
+    assert "error" not in unbroken, unbroken
+    failed = [f"{c['id']}: {c['detail']}" for c in unbroken["checks"] if c["status"] == "FAIL"]
+    assert not failed, failed
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", CASES, ids=case_id)
+def test_a_broken_copy_fails_exactly_the_checks_it_names(case):
+    lesson, i = case
+    mutations, reports = outcome(lesson)
+    problem = mutate.verdict(mutations[i], reports[i + 1])
+    assert problem is None, f"{mutations[i].name!r} (mutations.toml:{mutations[i].line}): {problem}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.name)
+def test_every_check_is_failed_by_some_mutation(lesson):
+    mutations, reports = outcome(lesson)
+    checks = {c["id"] for c in reports[0]["checks"]}
+    failed = {c["id"] for r in reports[1:] if "checks" in r for c in r["checks"] if c["status"] == "FAIL"}
+    assert not checks - failed, f"no mutation makes these checks fail: {sorted(checks - failed)}"
+
+
+def test_a_replace_text_that_is_not_found_once_is_a_located_error(tmp_path):
+    library = ROOT / "lessons" / "tp-mlp" / "companion" / "tp_mlp_lib.py"
+    missing = mutate.Mutation("typo", "tp_mlp_lib.py", "no such line\n", "", ["x/y"], [], 7)
+    with pytest.raises(mutate.MutationError, match=r"'typo' \(line 7\): its `replace` text occurs 0 times"):
+        mutate.write_copy(tmp_path / "copy", library, missing)
+
+
+def test_check_patterns_treat_only_the_star_as_special():
+    assert mutate.matches("forward/fp32", ["forward/*"])
+    assert not mutate.matches("forward/fp32", ["forward/fp3?"])
+    assert mutate.matches("a/[x]", ["a/[x]"])
