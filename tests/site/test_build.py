@@ -119,30 +119,46 @@ def test_lesson_archive_holds_exactly_the_shipped_files(dist):
 def test_engine_archive_holds_lessonkit(dist):
     with zipfile.ZipFile(dist / "py" / "lessonkit.zip") as z:
         names = set(z.namelist())
-    expected = {p.relative_to(ROOT / "py").as_posix() for p in (ROOT / "py" / "lessonkit").rglob("*.py")
-                if "__pycache__" not in p.parts}
-    assert names == expected
+    sources = {p.relative_to(ROOT / "py").as_posix() for p in (ROOT / "py" / "lessonkit").rglob("*.py")
+               if "__pycache__" not in p.parts}
+    assert {n for n in names if n.endswith(".py")} == sources
     assert "lessonkit/browser.py" in names
+    assert "lessonkit/__pycache__/browser.cpython-312.pyc" in names  # precompiled (test_hosting_build.py)
 
 
-def test_companion_files_are_copied_and_linked(dist):
+def test_companion_downloads_are_written_and_linked(dist):
+    """The self-contained notebook and the zip (tests/companion runs them), linked with how to run."""
+    import json
     import tomllib
+
+    from companionkit import bundle as companion_bundle
     for lesson_dir in LESSONS:
-        companion = tomllib.loads((lesson_dir / "lesson.toml").read_text()).get("companion", {})
-        page = dist / "lessons" / lesson_dir.name / "index.html"
-        html = page.read_text(encoding="utf-8")
-        for rel in companion.values():
-            assert sha256(dist / "lessons" / lesson_dir.name / rel) == sha256(lesson_dir / rel)
-            assert f'href="{rel}"' in html
+        companion = tomllib.loads((lesson_dir / "lesson.toml").read_text()).get("companion")
+        if not companion:
+            continue
+        page_dir = dist / "lessons" / lesson_dir.name
+        html = (page_dir / "index.html").read_text(encoding="utf-8")
+        archive = companion_bundle.zip_name(lesson_dir.name)
+        notebook = json.loads((page_dir / companion_bundle.NOTEBOOK_NAME).read_text(encoding="utf-8"))
+        first = next(c for c in notebook["cells"] if c["cell_type"] == "code")
+        assert "_FILES = {" in "".join(first["source"])
+        with zipfile.ZipFile(page_dir / archive) as z:
+            assert f"{lesson_dir.name}-companion/README.md" in z.namelist()
+        assert f'href="{companion_bundle.NOTEBOOK_NAME}"' in html and f'href="{archive}"' in html
+        assert "torchrun --standalone --nproc_per_node=2" in html
 
 
 # --- vendored Pyodide -----------------------------------------------------------------------
 def test_every_vendored_file_matches_its_pinned_sha256(dist):
+    """Byte for byte, except the Python shipped precompiled: that is checked against the pinned
+    inputs by precompile.verify (test_hosting_build.py)."""
     pinned = {**vendor.CORE_FILES, **{w.file_name: w.sha256 for w in vendor.WHEELS}}
-    shipped = {p.name for p in (dist / "pyodide").iterdir()}
+    shipped = {p.name for p in (dist / "pyodide").iterdir() if not p.name.endswith((".br", ".gz"))}
     assert shipped == set(pinned) | {"pyodide-lock.json"}
+    precompiled = {"python_stdlib.zip", *(w.file_name for w in vendor.WHEELS)}
     for name, digest in pinned.items():
-        assert sha256(dist / "pyodide" / name) == digest, name
+        if name not in precompiled:
+            assert sha256(dist / "pyodide" / name) == digest, name
 
 
 def test_numpy_is_the_wheel_pyodide_0_27_7_pins():
