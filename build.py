@@ -23,6 +23,7 @@ sys.path[:0] = [str(ROOT / "tools"), str(ROOT / "py")]
 
 from sitebuild import bundle, hosting, lessons, pages, precompile, serve, vendor  # noqa: E402
 from sitebuild.errors import BuildError  # noqa: E402
+from companionkit import bundle as companion_bundle  # noqa: E402
 
 PY_DIR = ROOT / "py"
 # Packages every lesson page loads besides the lesson's own: the grader runs the checks with pytest.
@@ -60,7 +61,7 @@ def build(out: Path, lessons_dir: Path, minify: bool = True) -> Path:
         shutil.copyfile(compiled.pop(engine_zip.name), engine_zip)
         sizes = vendor.write_pyodide_dir(inputs, compiled, stage / "pyodide")
         for lesson in loaded:
-            write_lesson(stage, lesson, prose[lesson.id], assets, sizes, engine_zip)
+            write_lesson(stage, lesson, prose[lesson.id], assets, sizes, engine_zip, _neighbours(loaded, lesson))
         (stage / "index.html").write_text(pages.index_page(loaded, assets), encoding="utf-8")
         hosting.write_service_worker(stage)
         hosting.compress(stage, ROOT / ".cache" / "compress", log)
@@ -74,13 +75,23 @@ def build(out: Path, lessons_dir: Path, minify: bool = True) -> Path:
     return out
 
 
-def write_lesson(site: Path, lesson: lessons.Lesson, html: str, assets: dict, sizes: dict, engine_zip: Path):
+def _neighbours(ordered: list, lesson) -> tuple:
+    """The lessons before and after `lesson` in course order (None at either end)."""
+    i = ordered.index(lesson)
+    return (ordered[i - 1] if i > 0 else None, ordered[i + 1] if i + 1 < len(ordered) else None)
+
+
+def write_lesson(site: Path, lesson: lessons.Lesson, html: str, assets: dict, sizes: dict, engine_zip: Path,
+                 neighbours: tuple = (None, None)):
     page_dir = site / "lessons" / lesson.id
     archive = page_dir / "lesson.zip"
     lessons.write_zip(archive, [(p.as_posix(), lesson.path / p) for p in lessons.shipped_paths(lesson)])
-    for rel in lesson.companion.values():
-        (page_dir / rel).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(lesson.path / rel, page_dir / rel)
+    if lesson.companion:
+        # The single download: a notebook that carries its library, and a zip with the script.
+        try:
+            companion_bundle.write_downloads(lesson.path, lesson.id, lesson.title, lesson.companion, page_dir)
+        except ValueError as e:  # a notebook without its library cell, say: path:line: message
+            raise BuildError(str(e)) from None
     packages = [*lesson.packages, *GRADER_PACKAGES]
     # What the worker downloads through fetch, for the progress indicator's "x of y MB".
     lock = json.loads((site / "pyodide" / "pyodide-lock.json").read_text())
@@ -96,7 +107,7 @@ def write_lesson(site: Path, lesson: lessons.Lesson, html: str, assets: dict, si
                  "engine": "../../py/lessonkit.zip", "lesson": "lesson.zip"},
         "downloadBytes": download_bytes,
     }
-    (page_dir / "index.html").write_text(pages.lesson_page(lesson, html, assets, config), encoding="utf-8")
+    (page_dir / "index.html").write_text(pages.lesson_page(lesson, html, assets, config, *neighbours), encoding="utf-8")
 
 
 def _with_depends(names: list[str], packages: dict) -> list[str]:

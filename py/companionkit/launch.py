@@ -164,11 +164,9 @@ def torchrun_main(companion, argv=None):
         backend = "nccl"
     else:
         if local_rank == 0:
+            instead = (f"run --nproc_per_node={gpus} for NCCL, or add --cpu" if gpus >= 2 else "add --cpu")
             print(f"{local_world} processes on this machine but {gpus} GPU{'s' * (gpus != 1)}: NCCL needs one GPU per "
-                  f"process. Run --nproc_per_node={gpus} " if gpus >= 2 else
-                  f"{local_world} processes on this machine but 1 GPU: tensor parallelism needs one GPU per process. ",
-                  end="", file=sys.stderr)
-            print("or add --cpu to run every check on CPU processes with gloo.", file=sys.stderr)
+                  f"process; {instead} to run every check on CPU processes with gloo.", file=sys.stderr)
         exit_now(2)
     device = join(backend, rank, world, "env://", companion.options | options, local_rank=local_rank)
     if rank == 0:

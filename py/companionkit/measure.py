@@ -217,4 +217,5 @@ def time_against_baseline(baseline, step, rank, device, warmup, repeats, baselin
 
 
 def bf16_supported(device):
-    return device.type != "cuda" or torch.cuda.is_bf16_supported()
+    """bf16 in hardware: emulated bf16 (a T4 has none) would time and round unlike a real run."""
+    return device.type != "cuda" or torch.cuda.is_bf16_supported(including_emulation=False)

@@ -1,0 +1,70 @@
+"""What the companion does with the GPUs a machine has, decided before any process starts: NCCL with
+one process per GPU for two or more, a loud notice and CPU processes for one, refusals for N beyond
+the GPUs; and the torchrun script's refusal when processes outnumber GPUs. GPUs are faked: this
+machine has none."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from companionkit import launch
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def gpus(monkeypatch):
+    def fake(n):
+        monkeypatch.setattr(torch.cuda, "is_available", lambda: n > 0)
+        monkeypatch.setattr(torch.cuda, "device_count", lambda: n)
+        monkeypatch.setattr(torch.cuda, "get_device_name", lambda i=0: "Fake T4")
+    monkeypatch.delenv(launch.WORLD_SIZES_VARIABLE, raising=False)
+    return fake
+
+
+def test_two_or_more_gpus_use_nccl_one_process_per_gpu(gpus):
+    gpus(4)
+    chosen = launch.plan()
+    assert (chosen.backend, chosen.world_sizes, chosen.local_device) == ("nccl", [2, 4], None)
+
+
+def test_world_sizes_beyond_the_gpus_are_refused_with_the_count(gpus, monkeypatch):
+    gpus(2)
+    monkeypatch.setenv(launch.WORLD_SIZES_VARIABLE, "2,4")
+    with pytest.raises(ValueError, match=r"N = \[4\] asks for more processes than the 2 GPUs here"):
+        launch.plan()
+
+
+def test_one_gpu_is_said_loudly_and_runs_the_single_device_checks_on_it(gpus):
+    gpus(1)
+    chosen = launch.plan()
+    assert chosen.backend == "gloo" and chosen.local_device == torch.device("cuda", 0)
+    assert chosen.notes[0].startswith("ONE GPU (Fake T4)")
+    assert "distributed checks run on CPU processes with gloo" in chosen.notes[0]
+
+
+def test_no_gpu_runs_gloo_and_says_so(gpus):
+    gpus(0)
+    chosen = launch.plan()
+    assert (chosen.backend, chosen.world_sizes) == ("gloo", [2, 4])
+    assert "No GPU" in chosen.notes[0] and "thread(s) per process" in chosen.notes[-1]
+
+
+def test_n_below_two_is_refused(gpus):
+    gpus(0)
+    with pytest.raises(ValueError, match="needs N >= 2"):
+        launch.plan([1])
+
+
+def test_torchrun_with_more_processes_than_gpus_refuses_and_says_what_to_run(tmp_path):
+    # One process of a 2-process torchrun job on a machine that reports 1 GPU.
+    code = ("import torch, sys; torch.cuda.is_available = lambda: True; torch.cuda.device_count = lambda: 1; "
+            f"sys.path.insert(0, {str(ROOT / 'lessons/tp-mlp/companion')!r}); import tp_mlp_lib, companionkit; "
+            "companionkit.torchrun_main(tp_mlp_lib.companion, [])")
+    env = {"RANK": "0", "WORLD_SIZE": "2", "LOCAL_RANK": "0", "LOCAL_WORLD_SIZE": "2", "PATH": "/usr/bin"}
+    run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2
+    assert "2 processes on this machine but 1 GPU" in run.stderr and "--cpu" in run.stderr
