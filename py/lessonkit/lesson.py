@@ -4,6 +4,7 @@ as `path:line: message`."""
 from __future__ import annotations
 
 import ast
+import difflib
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -122,6 +123,9 @@ def load_lesson(path) -> Lesson:
                           f"invalid TOML: {exc}") from None
     locate = _Locator(toml_path, text)
 
+    for key in data:  # first: a misspelt key is reported as itself, not as a missing one
+        if key not in _TOP_KEYS:
+            raise locate.error(key, f"unknown key `{key}`" + _did_you_mean(key, _TOP_KEYS))
     for key, (kind, required) in _TOP_KEYS.items():
         if key not in data:
             if required:
@@ -130,9 +134,6 @@ def load_lesson(path) -> Lesson:
             continue
         if not isinstance(data[key], kind) or (kind is int and isinstance(data[key], bool)):
             raise locate.error(key, f"`{key}` must be a {_KIND_WORDS[kind]}")
-    for key in data:
-        if key not in _TOP_KEYS:
-            raise locate.error(key, f"unknown key `{key}`")
     if data["id"] != root.name:
         raise locate.error("id", f"id {data['id']!r} must equal the folder name {root.name!r}")
     for key in ("languages", "packages", "widgets", "checks"):
@@ -176,6 +177,37 @@ def missing_companions(lesson: Lesson) -> list[LessonError]:
     return [locate.error(key, f"companion file {rel!r} ({key}) does not exist in the lesson folder",
                          locate.nth_table("[companion]", 0))
             for key, rel in lesson.companion.items() if not (lesson.path / rel).is_file()]
+
+
+def authoring_problems(lesson: Lesson) -> list[LessonError]:
+    """What an authoring folder needs beyond what grading needs: a title for every check, a
+    starter that raises NotImplementedError in every declared function, and a wrong/ gallery."""
+    problems = []
+    for path in lesson.check_files:
+        tree = ast.parse(_read(path), filename=str(path))
+        tests = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name.startswith("test")]
+        for cls in (n for n in tree.body if isinstance(n, ast.ClassDef) and n.name.startswith("Test")):
+            tests += [n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name.startswith("test")]
+        for fn in tests:
+            doc = ast.get_docstring(fn)
+            if doc is None or not doc.strip():
+                problems.append(LessonError(path, fn.lineno, f"check {fn.name} has no docstring; its "
+                                            "first line is the title learners see"))
+    starter = lesson.path / "starter.py"
+    defs = {n.name: n for n in ast.parse(lesson.starter).body if isinstance(n, ast.FunctionDef)}
+    for f in lesson.functions:
+        node = defs[f.name]
+        raises = any(isinstance(n, ast.Raise) and n.exc is not None
+                     and "NotImplementedError" in ast.unparse(n.exc) for n in ast.walk(node))
+        if not raises:
+            problems.append(LessonError(starter, node.lineno, f"{f.name} must `raise "
+                                        "NotImplementedError` in the starter, so that no check "
+                                        "passes before the learner has written anything"))
+    if not lesson.wrong:
+        problems.append(LessonError(lesson.path / "wrong", 1, "no known-wrong solutions: add "
+                                    "wrong/*.py, one classic mistake each, headed `# catches: "
+                                    "<check id>`, so lessonkit check proves the checks catch them"))
+    return problems
 
 
 def widget_file(lesson: Lesson, name: str) -> Path:
@@ -273,7 +305,8 @@ def _limits(table: dict, locate: _Locator) -> Limits:
     start = locate.nth_table("[limits]", 0)
     for key, value in table.items():
         if key not in _LIMIT_TYPES:
-            raise locate.error(key, f"unknown limit `{key}`", start)
+            raise locate.error(key, f"unknown limit `{key}`" + _did_you_mean(key, _LIMIT_TYPES),
+                               start)
         if isinstance(value, bool) or not isinstance(value, _LIMIT_TYPES[key]) or value <= 0:
             raise locate.error(key, f"`{key}` must be a positive number", start)
     return Limits(**table)
@@ -285,6 +318,12 @@ def _functions(entries: list, locate: _Locator) -> list[Function]:
         raise locate.error("functions", "declare at least one [[functions]]")
     for i, entry in enumerate(entries):
         start = locate.nth_table("[[functions]]", i)
+        if not isinstance(entry, dict):
+            raise locate.error("functions", "`functions` must be [[functions]] tables")
+        for key in entry:
+            if key not in _FUNCTION_KEYS:
+                raise locate.error(key, f"unknown key `{key}` in [[functions]]"
+                                   + _did_you_mean(key, _FUNCTION_KEYS), start)
         for key in _FUNCTION_KEYS:
             if not isinstance(entry.get(key), str):
                 raise LessonError(locate.path, start, f"[[functions]] needs a string `{key}`")
@@ -297,6 +336,11 @@ def _functions(entries: list, locate: _Locator) -> list[Function]:
             raise locate.error("name", f"function {name!r} is declared twice", start)
         functions.append(Function(name, signature, entry["summary"], params[1]))
     return functions
+
+
+def _did_you_mean(key: str, known) -> str:
+    close = difflib.get_close_matches(key, list(known), n=1)
+    return f" (did you mean `{close[0]}`?)" if close else f" (known: {', '.join(known)})"
 
 
 def _checks_example(root: Path) -> str:

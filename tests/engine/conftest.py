@@ -87,9 +87,21 @@ def test_halve(solution, x):
 '''
 
 
+TOY_WRONG = """\
+# catches: test_toy::test_double, test_toy::test_halve[*]
+def double(x):
+    return 0 * x
+
+
+def halve(x):
+    return 0 * x
+"""
+
+
 def make_lesson(root: Path, *, toml=TOY_TOML, starter=TOY_STARTER, reference=TOY_REFERENCE,
                 checks=None, wrong=None) -> Path:
-    """Write a lesson folder `root/toy`; `checks`/`wrong` map file names to sources."""
+    """Write a lesson folder `root/toy`; `checks`/`wrong` map file names to sources (`wrong`
+    defaults to one wrong solution; {} writes no wrong/ folder)."""
     folder = root / "toy"
     (folder / "checks").mkdir(parents=True)
     checks = checks or {"test_toy.py": TOY_CHECKS}
@@ -101,6 +113,8 @@ def make_lesson(root: Path, *, toml=TOY_TOML, starter=TOY_STARTER, reference=TOY
     (folder / "lesson.md").write_text("# Toy\n")
     for name, text in checks.items():
         (folder / "checks" / name).write_text(text)
+    if wrong is None:
+        wrong = {"zero.py": TOY_WRONG}
     if wrong:
         (folder / "wrong").mkdir()
         for name, text in wrong.items():

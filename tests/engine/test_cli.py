@@ -73,7 +73,7 @@ def test_check_reports_located_problems(lesson_copy):
     assert run.returncode == 1
     out = run.stdout
     assert f"{lesson_copy}/reference.py:1: the reference does not pass test_gelu::test_values[positive]" in out
-    assert f"{lesson_copy}/wrong/relu.py:1: should fail test_gelu::test_values[negative], but it passes" in out
+    assert f"{lesson_copy}/wrong/relu.py:1: this solution may be correct: it passes every check" in out
     assert f"{lesson_copy}/wrong/relu.py:1: names 'test_nothing::here', which matches no check" in out
 
 
