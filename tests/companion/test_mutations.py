@@ -57,6 +57,12 @@ def test_every_check_is_failed_by_some_mutation(lesson):
     assert not checks - failed, f"no mutation makes these checks fail: {sorted(checks - failed)}"
 
 
+def test_every_lesson_with_a_companion_has_mutations():
+    declared = {p.parent for p in ROOT.glob("lessons/*/lesson.toml")
+                if "companion" in tomllib.loads(p.read_text(encoding="utf-8"))}
+    assert declared <= set(LESSONS), f"no companion/mutations.toml in {sorted(p.name for p in declared - set(LESSONS))}"
+
+
 def test_a_replace_text_that_is_not_found_once_is_a_located_error(tmp_path):
     library = ROOT / "lessons" / "tp-mlp" / "companion" / "tp_mlp_lib.py"
     missing = mutate.Mutation("typo", "tp_mlp_lib.py", "no such line\n", "", ["x/y"], [], 7)
