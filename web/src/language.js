@@ -1,10 +1,13 @@
-// The page's prose language (lesson.toml's `languages`): the header's switch shows one
-// language's `::: lang` blocks, remembers the choice, and tells the widgets.
+// The page's language (the course's `languages`): the header's switch shows one language's
+// `::: lang` blocks, puts the page's own text into it, sets <html lang>, remembers the choice
+// (per site, see storage.js) and tells the widgets and the grader.
 
-const STORAGE_KEY = "tp-course:lang";  // also read by the inline script in the page's <head>
+import { applyUiText } from "./ui-text.js";
+import { saveLanguage } from "./storage.js";
 
 export class LanguageSwitch {
   constructor(doc) {
+    this.doc = doc;
     this.root = doc.documentElement;
     this.buttons = [...doc.querySelectorAll("[data-lang-choice]")];
     this.listeners = [];
@@ -25,17 +28,14 @@ export class LanguageSwitch {
   set(lang) {
     if (lang === this.current) return;
     this.root.dataset.pageLang = lang;
-    this.root.lang = lang;
-    try {
-      localStorage.setItem(STORAGE_KEY, lang);
-    } catch {
-      // Storage blocked: the choice lasts for this visit only.
-    }
+    saveLanguage(lang);
     this.reflect();
     for (const callback of this.listeners) callback(lang);
   }
 
   reflect() {
+    this.root.lang = this.current;
+    applyUiText(this.doc, this.current);
     for (const button of this.buttons) {
       button.setAttribute("aria-pressed", String(button.dataset.langChoice === this.current));
     }

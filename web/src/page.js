@@ -1,15 +1,17 @@
 // A lesson page: starts Python in the background, wires the editor, Run/Stop/Reset, the results,
-// the language switch and the live widgets. The index page loads this too and finds no lesson.
+// hints, the language switch, progress and the live widgets. The home page loads this too: it
+// finds no lesson and shows each lesson's progress instead.
 
 import "./page.css";
 import { createEditor } from "./editor.js";
-import { SavedCode } from "./storage.js";
+import { CourseProgress, SavedCode } from "./storage.js";
 import { PythonWorker } from "./python-worker-client.js";
-import { Results, summarize } from "./results.js";
+import { Results, learnerLine, summarize } from "./results.js";
 import { Progress } from "./progress.js";
 import { LanguageSwitch } from "./language.js";
+import { uiText } from "./ui-text.js";
 import { mountWidgets } from "./widgets-host.js";
-import { registerServiceWorker } from "./offline.js";
+import { showHomeProgress } from "./home.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -23,20 +25,28 @@ function readConfig() {
 }
 
 function main() {
-  const config = readConfig();
   const language = new LanguageSwitch(document);
+  const course = new CourseProgress();
+  const config = readConfig();
   if (!config) {
-    registerServiceWorker();
+    showHomeProgress(document, course, language);
     return;
   }
+  const lessonId = config.lesson.id;
+  const t = (key, vars) => uiText(language.current, key, vars);
+  course.visit(lessonId);
 
+  // The status region is announced by screen readers: it changes when a run starts and when it
+  // ends, never per check (the results list shows the progress).
   const status = $("run-status");
-  const setStatus = (state, text) => {
+  const setStatus = (state, key, vars) => {
     status.dataset.state = state;
-    status.textContent = text;
+    status.dataset.ui = key;
+    status.dataset.uiVars = JSON.stringify(vars || {});
+    status.textContent = t(key, vars);
   };
-  // Python first: its download and start-up take seconds, the rest of the page milliseconds.
-  const progress = new Progress($("python-progress"));
+  const fileProtocol = location.protocol === "file:";
+  const progress = new Progress($("python-progress"), t);
   let pythonReady = false;
   let running = false;
   const python = new PythonWorker(config, {
@@ -47,62 +57,98 @@ function main() {
     onReady: () => {
       pythonReady = true;
       progress.ready();
-      if (!running) setStatus("idle", "Python is ready. Press Run to check your solution.");
+      if (!running) setStatus("idle", "pythonReady");
     },
     onFailure: (message) => {
       progress.failed(message);
-      setStatus("error", message);
+      status.dataset.state = "error";
+      status.textContent = message;
     },
   });
-  python.start();
-  registerServiceWorker(python.ready);
+  if (fileProtocol) {
+    // Browsers refuse module workers and fetches from file:// pages: say so instead of hanging.
+    $("file-protocol").hidden = false;
+    $("python-progress").hidden = true;
+  } else {
+    python.start();
+  }
 
   const runButton = $("run");
   const stopButton = $("stop");
-  const results = new Results($("results"), $("output"));
-  const saved = new SavedCode(config.lesson.id, config.lesson.starter);
+  const results = new Results($("results"), $("output"), () => language.current);
+  const saved = new SavedCode(lessonId, config.lesson.starter);
   const notice = new Notice($("notice"));
+  const stale = $("stale-note");
+  const nextAfterPass = $("next-after-pass");
+  let gradedSource = null;
 
   let starterSeen = true;
   const restored = saved.restore();
   const editor = createEditor($("editor"), {
     doc: restored.code,
-    onChange: (text) => saved.save(text, { starterSeen }),
+    onChange: (text) => {
+      saved.save(text, { starterSeen });
+      if (text !== config.lesson.starter) course.mark(lessonId, "started");
+      stale.hidden = gradedSource === null || text === gradedSource;
+    },
     onRun: () => run(),
   });
+  if (course.state(lessonId) === "passed") nextAfterPass.hidden = false;
+
+  const setRunning = (on) => {
+    running = on;
+    // aria-disabled rather than disabled: a disabled button would drop the keyboard focus.
+    runButton.setAttribute("aria-disabled", String(on));
+    stopButton.disabled = !on;
+  };
 
   async function run() {
-    if (running) return;
-    running = true;
-    runButton.disabled = true;
-    stopButton.disabled = false;
+    if (running || fileProtocol) return;
+    setRunning(true);
     results.clear();
-    setStatus("running", pythonReady ? "Running the checks…"
-      : "Python is still loading; your code runs as soon as it is ready.");
-    const outcome = await python.grade(editor.getText(), {
+    stale.hidden = true;
+    editor.markLines([]);
+    course.mark(lessonId, "started");
+    setStatus("running", pythonReady ? "runningChecks" : "waitingForPython");
+    const source = editor.getText();
+    const outcome = await python.grade(source, {
+      lang: language.current,
       onEvent: (event) => {
-        if (event.event === "check_start") {
-          setStatus("running", `Running: ${event.title}`);
-          results.running(event.id, event.title);
-        }
+        if (event.event === "check_start") results.running(event.id, event.title);
       },
     });
-    running = false;
-    runButton.disabled = false;
-    stopButton.disabled = true;
+    setRunning(false);
     if (outcome.kind === "report") {
+      gradedSource = source;
+      stale.hidden = editor.getText() === source;
       results.show(outcome.report);
-      const summary = summarize(outcome.report);
-      setStatus(summary.state, summary.text);
+      markFailingLines(outcome.report);
+      const summary = summarize(outcome.report, language.current);
+      status.dataset.state = summary.state;
+      delete status.dataset.ui;
+      status.textContent = summary.text;
+      if (outcome.report.passed) {
+        course.mark(lessonId, "passed");
+        nextAfterPass.hidden = false;
+      }
     } else if (outcome.kind === "stopped") {
       results.clear();
-      setStatus("stopped", "Stopped. Your code is unchanged; press Run when you are ready.");
+      setStatus("stopped", "stopped");
     } else {
       results.clear();
       // Python may be left in a broken state: start afresh so the next Run works.
       python.restart();
-      setStatus("error", `Python failed while grading (${outcome.message}). It has been restarted; press Run to try again.`);
+      setStatus("error", "pythonFailed", { message: outcome.message });
     }
+  }
+
+  function markFailingLines(report) {
+    const marks = new Map();
+    for (const check of report.checks) {
+      const line = check.status === "passed" ? null : learnerLine(check.message);
+      if (line && !marks.has(line)) marks.set(line, { line, message: `${check.title}\n\n${check.message}` });
+    }
+    editor.markLines([...marks.values()]);
   }
 
   runButton.addEventListener("click", () => run());
@@ -114,52 +160,87 @@ function main() {
     }
   });
   stopButton.addEventListener("click", () => {
-    setStatus("stopping", "Stopping…");
+    setStatus("stopping", "stopping");
     python.stop();
   });
 
   // Reset asks first (a dialog), then offers Undo: CodeMirror's history holds the old text too.
   const dialog = $("reset-dialog");
-  const replaceWithStarter = (why) => {
+  const replaceWith = (text, message) => {
     const previous = editor.getText();
-    editor.setText(config.lesson.starter);
+    editor.setText(text);
     starterSeen = true;
-    saved.save(config.lesson.starter);
-    notice.show(why, [["Undo", () => {
+    saved.save(text);
+    notice.show(message, [[t("undo"), () => {
       editor.setText(previous);
       notice.hide();
     }]]);
   };
   $("reset").addEventListener("click", () => dialog.showModal());
   dialog.addEventListener("close", () => {
-    if (dialog.returnValue === "replace") replaceWithStarter("Your code was replaced with the starter.");
+    if (dialog.returnValue === "replace") replaceWith(config.lesson.starter, t("replaced"));
     dialog.returnValue = "";
   });
 
   if (restored.starterChanged) {
     starterSeen = false;
-    notice.show(
-      "This lesson's starter code changed since you last worked on it. Your code is kept below.",
-      [
-        ["Use the new starter", () => replaceWithStarter("Your code was replaced with the new starter.")],
-        ["Keep my code", () => {
-          starterSeen = true;
-          saved.save(editor.getText());
-          notice.hide();
-        }],
-      ],
-    );
+    notice.show(t("starterChanged"), [
+      [t("useNewStarter"), () => replaceWith(config.lesson.starter, t("replacedNew"))],
+      [t("keepMyCode"), () => {
+        starterSeen = true;
+        saved.save(editor.getText());
+        notice.hide();
+      }],
+    ]);
   }
+
+  // Download and upload of solution.py: the learner's own copy, outside this browser.
+  $("download").addEventListener("click", () => {
+    const url = URL.createObjectURL(new Blob([editor.getText()], { type: "text/x-python" }));
+    const link = Object.assign(document.createElement("a"), { href: url, download: "solution.py" });
+    document.body.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 1000);
+  });
+  const upload = $("upload-file");
+  $("upload").addEventListener("click", () => upload.click());
+  upload.addEventListener("change", async () => {
+    const file = upload.files[0];
+    upload.value = "";
+    if (!file) return;
+    try {
+      replaceWith(await file.text(), t("uploaded", { name: file.name }));
+    } catch {
+      notice.show(t("uploadFailed", { name: file.name }), []);
+    }
+  });
+
+  // Narrow screens show the prose or the workbench, one tap apart.
+  const layout = document.querySelector(".lesson-layout");
+  const showView = (view) => {
+    layout.dataset.view = view;
+    for (const b of document.querySelectorAll("[data-view-choice]")) {
+      b.setAttribute("aria-pressed", String(b.dataset.viewChoice === view));
+    }
+  };
+  for (const button of document.querySelectorAll("[data-view-choice]")) {
+    button.addEventListener("click", () => showView(button.dataset.viewChoice));
+  }
+  // The skip link lands in the editor itself, past the prose and the widgets' controls.
+  $("skip-to-editor").addEventListener("click", (event) => {
+    event.preventDefault();
+    showView("code");
+    editor.focus();
+  });
 
   mountWidgets(document, {
     language,
     runWithLearnerCode: async (calls) => {
       const outcome = await python.runExample(editor.getText(), calls);
       if (outcome.kind === "report") return outcome.report;
-      if (outcome.kind === "timeout") {
-        return { ok: false, message: `Your code did not finish within ${config.lesson.checkSeconds} s.` };
-      }
-      return { ok: false, message: outcome.message || "Python was stopped." };
+      if (outcome.kind === "timeout") return { ok: false, message: t("tryTimeout", { seconds: config.lesson.checkSeconds }) };
+      return { ok: false, message: outcome.message || t("pythonStopped") };
     },
   });
 }

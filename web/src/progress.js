@@ -5,8 +5,10 @@ function megabytes(bytes) {
 }
 
 export class Progress {
-  constructor(root) {
+  /** `t(key, vars)`: the page's text in its current language (ui-text.js). */
+  constructor(root, t) {
     this.root = root;
+    this.t = t;
     this.bar = root.querySelector("progress");
     this.text = root.querySelector("span");
   }
@@ -14,13 +16,20 @@ export class Progress {
   update({ stage, loaded, total }) {
     this.root.hidden = false;
     this.root.dataset.state = "loading";
+    // The worker names its stages in English; known ones are translated.
+    let name = stage;
+    try {
+      name = this.t(stage);
+    } catch {
+      // a stage this page has no text for: shown as the worker wrote it
+    }
     if (total > 0) {
       this.bar.max = total;
       this.bar.value = Math.min(loaded, total);
-      this.text.textContent = `${stage}: ${megabytes(Math.min(loaded, total))} of ${megabytes(total)} MB`;
+      this.text.textContent = this.t("megabytes", { stage: name, loaded: megabytes(Math.min(loaded, total)), total: megabytes(total) });
     } else {
       this.bar.removeAttribute("value");
-      this.text.textContent = `${stage}…`;
+      this.text.textContent = `${name}…`;
     }
   }
 
@@ -28,11 +37,7 @@ export class Progress {
     this.root.dataset.state = "ready";
     this.bar.max = 1;
     this.bar.value = 1;
-    this.text.textContent = "Python is ready.";
-  }
-
-  restarting() {
-    this.update({ stage: "Restarting Python", loaded: 0, total: 0 });
+    this.text.textContent = this.t("pythonReadyShort");
   }
 
   failed(message) {

@@ -1,14 +1,15 @@
-// The results panel: one item per check (title, status, the grader's message) and the
-// learner's printed output.
+// The results panel: one item per check (title, status, the grader's message, graded hints),
+// identical failures folded under the first one, and the learner's printed output.
 
-const STATUS_TEXT = { passed: "passed", failed: "failed", error: "error", timeout: "timed out" };
+import { uiText } from "./ui-text.js";
 
 export class Results {
-  constructor(list, output) {
+  constructor(list, output, lang) {
     this.list = list;
     this.output = output;
     this.outputText = output.querySelector("pre");
     this.items = new Map();
+    this.lang = lang;
   }
 
   clear() {
@@ -22,26 +23,42 @@ export class Results {
     const item = this.item(checkId);
     item.dataset.status = "running";
     item.querySelector(".check-title").textContent = title;
-    item.querySelector(".check-status").textContent = "running";
+    item.querySelector(".check-status").textContent = uiText(this.lang(), "running");
   }
 
   show(report) {
     this.clear();
+    const lang = this.lang();
+    // A failure whose message repeats an earlier one is listed under it, not told again: the
+    // untouched starter fails every check with the same NotImplementedError.
+    const firstWith = new Map();
     for (const check of report.checks) {
+      const same = check.status !== "passed" && check.message && firstWith.get(check.message);
+      if (same) {
+        same.push(check);
+        continue;
+      }
       const item = this.item(check.id);
       item.dataset.status = check.status;
       item.querySelector(".check-title").textContent = check.title;
-      item.querySelector(".check-status").textContent = STATUS_TEXT[check.status] ?? check.status;
+      item.querySelector(".check-status").textContent = uiText(lang, check.status);
       const message = item.querySelector(".check-message");
       message.textContent = check.status === "passed" ? "" : check.message || "";
       message.hidden = !message.textContent;
+      if (check.status !== "passed") {
+        if (check.hints?.length) item.append(hintSteps(check.hints, lang));
+        if (check.message) firstWith.set(check.message, Object.assign([], { item }));
+      }
+    }
+    for (const group of firstWith.values()) {
+      if (group.length) group.item.append(sameFailures(group, lang));
     }
     // Bring the first check that needs the learner's attention into view.
     const first = this.list.querySelector('.check:not([data-status="passed"])');
     if (first) first.scrollIntoView({ block: "nearest" });
     const stdout = report.stdout || "";
     this.output.hidden = !stdout;
-    this.outputText.textContent = stdout + (report.stdout_truncated ? "\n… (output cut here)" : "");
+    this.outputText.textContent = stdout + (report.stdout_truncated ? "\n" + uiText(lang, "outputCut") : "");
   }
 
   item(checkId) {
@@ -59,13 +76,70 @@ export class Results {
   }
 }
 
-export function summarize(report) {
+/** The checks that failed with the same message, as one folded list under the first. */
+function sameFailures(checks, lang) {
+  const details = document.createElement("details");
+  details.className = "same-failures";
+  const summary = document.createElement("summary");
+  summary.textContent = uiText(lang, "sameFailure", { count: checks.length });
+  const list = document.createElement("ul");
+  for (const check of checks) {
+    const li = document.createElement("li");
+    li.dataset.check = check.id;
+    li.dataset.status = check.status;
+    li.textContent = check.title;
+    list.append(li);
+  }
+  details.append(summary, list);
+  return details;
+}
+
+/** Graded hints: one button opens the next step; steps stay open once shown. */
+function hintSteps(steps, lang) {
+  const box = document.createElement("div");
+  box.className = "hints";
+  const list = document.createElement("ol");
+  list.className = "hint-steps";
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = "hint-button";
+  const label = () => {
+    const shown = list.children.length;
+    button.textContent = shown === 0 ? uiText(lang, "showHint", { total: steps.length })
+      : uiText(lang, "nextHint", { next: shown + 1, total: steps.length });
+    button.hidden = shown === steps.length;
+  };
+  button.addEventListener("click", () => {
+    const li = document.createElement("li");
+    li.textContent = steps[list.children.length];
+    li.setAttribute("aria-label", uiText(lang, "hintStep", { step: list.children.length + 1, total: steps.length })
+      + ": " + li.textContent);
+    list.append(li);
+    label();
+    // The button disappears after the last step: keep the keyboard near what was just opened.
+    if (button.hidden) {
+      li.tabIndex = -1;
+      li.focus();
+    }
+  });
+  label();
+  box.append(list, button);
+  return box;
+}
+
+/** The line of solution.py a message points at (Python's own traceback format), or null. */
+export function learnerLine(message) {
+  const lines = [...(message || "").matchAll(/File "solution\.py", line (\d+)/g)];
+  return lines.length ? Number(lines[lines.length - 1][1]) : null;
+}
+
+export function summarize(report, lang) {
   const passed = report.checks.filter((c) => c.status === "passed").length;
   const total = report.checks.length;
   if (report.passed) {
-    return { state: "passed", text: total === 1 ? "The check passed." : `All ${total} checks passed. Well done!` };
+    return { state: "passed", text: total === 1 ? uiText(lang, "onePassed") : uiText(lang, "allPassed", { total }) };
   }
   const timedOut = report.checks.filter((c) => c.status === "timeout").length;
-  const extra = timedOut ? ` (${timedOut} timed out)` : "";
-  return { state: "failed", text: `${passed} of ${total} checks passed${extra}. See the messages below.` };
+  const extra = timedOut ? uiText(lang, "timedOutCount", { count: timedOut }) : "";
+  return { state: "failed", text: uiText(lang, "somePassed", { passed, total, extra }) };
 }

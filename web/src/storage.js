@@ -1,19 +1,38 @@
-// The learner's code, saved per lesson in localStorage on every edit. The starter it grew from is
-// saved with it, so a lesson whose starter changed later can say so instead of hiding the new one.
+// What this browser remembers for the learner, in localStorage: the code per lesson (saved on
+// every edit, with the starter it grew from), the language, and each lesson's progress. Keys are
+// namespaced by the site's base path, so two copies of the course on one origin (GitHub Pages
+// serves every project of a user from one) share neither code nor progress.
 
-const PREFIX = "tp-course:lesson:";
+// The site's root: the folder above assets/, where this script lives. Read once, while the
+// script runs (document.currentScript is only set then).
+const SCRIPT = document.currentScript?.src || location.href;
+export const SITE_BASE = new URL("../", SCRIPT).pathname;
+const PREFIX = `tp-course:${SITE_BASE}:`;
+
+export function storageKey(name) {
+  return PREFIX + name;
+}
 
 function read(key) {
   try {
     return JSON.parse(localStorage.getItem(key));
   } catch {
-    return null;  // storage blocked or an unreadable entry: start from the starter
+    return null;  // storage blocked or an unreadable entry: start afresh
+  }
+}
+
+function write(key, value) {
+  try {
+    localStorage.setItem(key, JSON.stringify(value));
+    return true;
+  } catch {
+    return false;  // storage full or blocked: the page still works, nothing is kept
   }
 }
 
 export class SavedCode {
   constructor(lessonId, starter) {
-    this.key = PREFIX + lessonId;
+    this.key = storageKey(`lesson:${lessonId}`);
     this.starter = starter;
   }
 
@@ -33,10 +52,54 @@ export class SavedCode {
     // Until the learner has seen the notice, keep the old starter so a reload shows it again.
     const saved = starterSeen ? null : read(this.key);
     const starter = saved ? saved.starter : this.starter;
-    try {
-      localStorage.setItem(this.key, JSON.stringify({ code, starter, savedAt: Date.now() }));
-    } catch {
-      // Storage full or blocked: the page still works, the code just is not kept.
-    }
+    write(this.key, { code, starter, savedAt: Date.now() });
+  }
+}
+
+/** Each lesson's state ("started" or "passed") and the lesson visited last. */
+export class CourseProgress {
+  constructor() {
+    this.key = storageKey("progress");
+  }
+
+  get data() {
+    const data = read(this.key);
+    return data && typeof data.lessons === "object" ? data : { lessons: {}, last: null };
+  }
+
+  state(lessonId) {
+    return this.data.lessons[lessonId] || "new";
+  }
+
+  visit(lessonId) {
+    const data = this.data;
+    data.last = lessonId;
+    write(this.key, data);
+  }
+
+  /** "started" never overwrites "passed": a lesson once passed stays passed. */
+  mark(lessonId, state) {
+    const data = this.data;
+    if (data.lessons[lessonId] === "passed") return;
+    data.lessons[lessonId] = state;
+    write(this.key, data);
+  }
+}
+
+export const LANG_KEY = storageKey("lang");
+
+export function savedLanguage() {
+  try {
+    return localStorage.getItem(LANG_KEY);
+  } catch {
+    return null;
+  }
+}
+
+export function saveLanguage(lang) {
+  try {
+    localStorage.setItem(LANG_KEY, lang);
+  } catch {
+    // Storage blocked: the choice lasts for this visit only.
   }
 }
