@@ -42,7 +42,7 @@ export const MESSAGES = {
     "try-button": "Try with my code",
     "try-hint": "Runs your activation_bytes on the five configurations, in Python, and compares with the bars.",
     running: "Running your activation_bytes…",
-    yours: "yours: {gib}",
+    yours: "yours: {bytes} bytes",
     match: "Match: your activation_bytes gives all five numbers.",
     mismatch: "Mismatch: your activation_bytes differs on {which}.",
     failed: "Your code could not run on these numbers:",
@@ -75,7 +75,7 @@ export const MESSAGES = {
     "try-button": "Sprawdź moim kodem",
     "try-hint": "Uruchamia Twoje activation_bytes dla pięciu konfiguracji, w Pythonie, i porównuje ze słupkami.",
     running: "Uruchamiam Twoje activation_bytes…",
-    yours: "Twoje: {gib}",
+    yours: "Twoje: {bytes} bajtów",
     match: "Zgodne: Twoje activation_bytes daje wszystkie pięć liczb.",
     mismatch: "Niezgodne: Twoje activation_bytes różni się dla: {which}.",
     failed: "Twój kod nie zadziałał na tych liczbach:",
@@ -85,6 +85,8 @@ export const MESSAGES = {
 
 const t = translator(MESSAGES);
 const gib = (bytes) => (bytes / GIB).toFixed(3);
+// Learner results are shown as they came back: a GiB value mistaken for bytes stays visible.
+const shownBytes = (v) => (Math.abs(v) >= 1000 ? grouped(v) : String(Number(v.toPrecision(6))));
 const grouped = (n) => Math.round(n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, "\u202f");
 
 /** The five bars for these sizes: [{key, t, sp, recompute, bytes}]. */
@@ -180,7 +182,7 @@ export function mount(el, ctx) {
       h("span", { class: "spm-label" }, t(lang, `cfg-${x.key}`, { t: sizes.t })),
       h("span", { class: "spm-track" }, h("span", { class: "spm-bar gpu-0", style: `width: ${(100 * x.bytes) / top}%` })),
       h("span", { class: "spm-value", "data-testid": `value-${x.key}` }, gib(x.bytes)),
-      learnerBytes ? h("span", { class: `spm-yours ${close(learnerBytes[k], x.bytes) ? "is-equal" : "is-different"}` }, t(lang, "yours", { gib: typeof learnerBytes[k] === "number" ? gib(learnerBytes[k]) : String(learnerBytes[k]) })) : null
+      learnerBytes ? h("span", { class: `spm-yours ${close(learnerBytes[k], x.bytes) ? "is-equal" : "is-different"}` }, t(lang, "yours", { bytes: typeof learnerBytes[k] === "number" ? shownBytes(learnerBytes[k]) : JSON.stringify(learnerBytes[k]) })) : null
     )));
     if (sizes.t === 1) {
       fill(view.comm, h("h4", {}, t(lang, "comm-title")), h("p", {}, t(lang, "comm-one")));
