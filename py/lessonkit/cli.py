@@ -1,9 +1,9 @@
-"""The command line: `python -m lessonkit grade LESSON SOLUTION [--json]` and
-`python -m lessonkit check [LESSON ...]`.
+"""The command line: `python -m lessonkit grade LESSON SOLUTION [--json]`,
+`python -m lessonkit check [LESSON ...]` and `python -m lessonkit new SLUG`.
 
 Exit status: grade: 0 every check passed, 1 some did not, 2 usage or lesson error.
 check: 0 the lesson is valid, 1 problems were found (each printed as path:line: message),
-2 usage error.
+2 usage error. new: 0 the folder was written, 2 a bad or existing slug.
 """
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from . import prose
 from .lesson import (LessonError, WrongSolution, authoring_problems, load_lesson, missing_companions,
                      widget_problems)
 from .runner import grade
+from .scaffold import ScaffoldError, new_lesson
 
 MARKS = {"passed": "PASS", "failed": "FAIL", "error": "ERROR", "timeout": "TIMEOUT"}
 
@@ -34,10 +35,26 @@ def main(argv=None) -> int:
     c = sub.add_parser("check", help="validate lessons: format, reference, wrong solutions")
     c.add_argument("lessons", nargs="*",
                    help="lesson folders (default: every folder in ./lessons)")
+    n = sub.add_parser("new", help="write a new lesson folder that passes check and builds")
+    n.add_argument("slug", help="the lesson's id and folder name, e.g. tp-attention")
+    n.add_argument("--lessons", default="lessons", help="the lessons folder (default ./lessons)")
     args = parser.parse_args(argv)
     if args.command == "grade":
         return _grade(args)
+    if args.command == "new":
+        return _new(args)
     return _check(args)
+
+
+def _new(args) -> int:
+    try:
+        folder = new_lesson(Path(args.lessons), args.slug)
+    except ScaffoldError as exc:
+        print(f"lessonkit new: {exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {folder}/ (lesson.toml, lesson.md, starter.py, reference.py, checks/, wrong/)\n"
+          f"next: python -m lessonkit check {folder}   then: ./dev serve")
+    return 0
 
 
 def _grade(args) -> int:
