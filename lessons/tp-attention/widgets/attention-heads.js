@@ -114,6 +114,8 @@ export const MESSAGES = {
 
 const t = translator(MESSAGES);
 const span = (a, b) => (b - a === 1 ? `${a}` : `${a}–${b - 1}`);
+/** A difference as the learner reads it: "2.7" or "0.004" when visible at 3 decimals, else "3.1e-12". */
+const formatDiff = (d) => (d >= 0.001 ? formatNumber(d) : d.toExponential(1));
 
 export function mount(el, ctx) {
   const run = typeof ctx.runWithLearnerCode === "function" ? ctx.runWithLearnerCode : null;
@@ -230,7 +232,7 @@ export function mount(el, ctx) {
           matrixView(t(lang, "unsplit"), r.unsplit, "unsplit")),
         h("p", { class: `tpw-verdict ${r.equal ? "is-equal" : "is-different"}`, "data-testid": "equal", "data-equal": String(r.equal) },
           h("span", { class: "tpw-icon", "aria-hidden": "true" }, r.equal ? "✓" : "✗"), " ",
-          r.equal ? t(lang, "equal") : t(lang, "not-equal", { diff: r.maxDiff.toExponential(2) }))
+          r.equal ? t(lang, "equal") : t(lang, "not-equal", { diff: formatDiff(r.maxDiff) }))
       ),
     ];
   }
@@ -295,7 +297,7 @@ export function mount(el, ctx) {
     fill(
       box,
       verdict(ok, t(lang, cmp.verdict === "bad-shape" ? "bad-shape" : ok ? "match" : "mismatch"), cmp.verdict),
-      cmp.got && !ok ? h("p", {}, t(lang, "largest-diff", { diff: diff.toExponential(2) })) : null,
+      cmp.got && !ok ? h("p", {}, t(lang, "largest-diff", { diff: formatDiff(diff) })) : null,
       cmp.got ? matrixView(t(lang, "yours-title"), cmp.got, "learner-out") : null,
       cmp.shardProblem ? h("p", { class: "tpw-hint", "data-testid": "shard-hint" }, shardHint(cmp.shardProblem, L)) : null,
       L.outcome.stdout ? h("details", { class: "tpw-stdout" }, h("summary", {}, t(lang, "printed")), h("pre", {}, L.outcome.stdout)) : null,
