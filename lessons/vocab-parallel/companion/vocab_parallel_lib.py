@@ -277,8 +277,9 @@ def dtensor(run):
     run.expect("counts", "CommDebugMode under loss_parallel(): 3 all-reduces forward, 0 backward",
                fwd.counts == {"all_reduce": 3} and bwd.counts == {}, f"forward {fwd.counts}, backward {bwd.counts}")
     emb = dtensor_embedding(E, mesh)
-    # The output is an AsyncCollectiveTensor: wait for its all-reduce inside the counted region.
-    out, efwd = measure.collectives(lambda: emb(ids).wait())
+    # `* 1.0` turns the module's output (an AsyncCollectiveTensor) into a plain tensor, waiting for
+    # its collective inside the counted region.
+    out, efwd = measure.collectives(lambda: emb(ids) * 1.0)
     ok, detail = compare(out, F.embedding(ids, E), rtol=0, atol=1e-12)
     run.expect("embedding", "RowwiseParallel nn.Embedding equals F.embedding, with 1 all-reduce",
                ok and efwd.counts == {"all_reduce": 1}, f"{detail}; CommDebugMode {efwd.counts}")
