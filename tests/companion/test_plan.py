@@ -68,3 +68,20 @@ def test_torchrun_with_more_processes_than_gpus_refuses_and_says_what_to_run(tmp
     run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
     assert run.returncode == 2
     assert "2 processes on this machine but 1 GPU" in run.stderr and "--cpu" in run.stderr
+
+
+def test_a_lone_gpu_runs_the_local_sections_alone_in_this_process(monkeypatch, capsys):
+    # The one-GPU plan, with the CPU standing in for the GPU and no distributed runs.
+    lone = launch.Plan("gloo", [], local_device=torch.device("cpu"), notes=["ONE GPU (stand-in)"])
+    monkeypatch.setattr(launch, "plan", lambda world_sizes=None: lone)
+    monkeypatch.syspath_prepend(str(ROOT / "lessons" / "tp-mlp" / "companion"))
+    import tp_mlp_lib
+
+    results = launch.run_all(tp_mlp_lib.companion)
+    [report] = results.reports
+    assert report["local_only"] and report["world"] == 1
+    local = {s.id for s in tp_mlp_lib.companion.sections if s.local}
+    assert local and {c["section"] for c in report["checks"]} == local
+    assert all(c["status"] == "PASS" for c in report["checks"]), report["checks"]
+    assert "ONE GPU (stand-in)" in capsys.readouterr().out
+    assert "1 CPU" in results.summary()

@@ -24,18 +24,35 @@ FAVICON = ("data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox
            "%3Crect x='9' y='3' width='6' height='10' rx='1' fill='%23e07b00'/%3E%3C/svg%3E")
 
 
+# The companion section in each language; {nb}, {zip}, {install}, {torchrun} are filled in as HTML.
+COMPANION_TEXT = {
+    "en": ("Take it to real GPUs",
+           "The same checks with PyTorch in N processes: NCCL, one per GPU, when there are two or more GPUs, else "
+           "gloo on CPU. Download {nb} (runs alone) or {zip} (notebook, script, README).",
+           "Notebook: {install}, open it in Jupyter or Colab, run every cell.",
+           "Script: unzip, then {torchrun}."),
+    "pl": ("Na prawdziwych GPU",
+           "Te same sprawdzenia w PyTorch, w N procesach: NCCL, jeden proces na GPU, gdy są co najmniej dwa GPU, "
+           "a bez nich gloo na CPU. Pobierz {nb} (działa samodzielnie) albo {zip} (notatnik, skrypt, README).",
+           "Notatnik: {install}, otwórz go w Jupyterze lub Colabie i uruchom wszystkie komórki.",
+           "Skrypt: rozpakuj, potem {torchrun}."),
+}
+
+
 def _companion_section(lesson: Lesson) -> str:
     """The companion downloads (written by companionkit.bundle) and how to run them, in two lines."""
     notebook, archive = companion_bundle.NOTEBOOK_NAME, companion_bundle.zip_name(lesson.id)
     script = lesson.companion["script"].rsplit("/", 1)[-1]
-    return (f'<section class="companion" aria-label="Companion files"><h2>Take it to real GPUs</h2>'
-            f"<p>The same checks with PyTorch in N processes: NCCL, one per GPU, when there are two or more "
-            f'GPUs, else gloo on CPU. Download <a href="{notebook}" download>{notebook}</a> (runs alone) or '
-            f'<a href="{archive}" download>{archive}</a> (notebook, script, README).</p>'
-            f"<ol><li>Notebook: <code>{escape(companion_bundle.INSTALL)}</code>, open it in Jupyter or Colab, "
-            f"run every cell.</li>"
-            f"<li>Script: unzip, then <code>{escape(companion_bundle.torchrun_line(script))}</code>.</li></ol>"
-            f"</section>")
+    fields = {"nb": f'<a href="{notebook}" download>{notebook}</a>',
+              "zip": f'<a href="{archive}" download>{archive}</a>',
+              "install": f"<code>{escape(companion_bundle.INSTALL)}</code>",
+              "torchrun": f"<code>{escape(companion_bundle.torchrun_line(script))}</code>"}
+    blocks = []
+    for lang in lesson.languages:
+        title, intro, nb_line, script_line = (escape(t).format(**fields) for t in COMPANION_TEXT.get(lang, COMPANION_TEXT["en"]))
+        blocks.append(f'<div class="lang-block" data-lang="{lang}" lang="{lang}"><h2>{title}</h2><p>{intro}</p>'
+                      f"<ol><li>{nb_line}</li><li>{script_line}</li></ol></div>")
+    return f'<section class="companion" aria-label="Companion files">{"".join(blocks)}</section>'
 
 
 def _ui(key: str, english: str, tag: str = "span", attrs: str = "") -> str:

@@ -453,6 +453,8 @@ def timing(run):
     sizes, tokens = run.options["timing_sizes"] or default_sizes, run.options["timing_tokens"] or default_tokens
     warmup, repeats = run.options["warmup"], run.options["repeats"]
     threads = measure.threads_per_rank(n)
+    # N devices against one; on CPU, N processes cannot use more cores than there are.
+    bound = n if dev.type == "cuda" else min(n * threads, os.cpu_count() or 1) / threads
     rows = []
     for d in sizes:
         f = 4 * d
@@ -473,7 +475,7 @@ def timing(run):
         dist.all_reduce(slowest, op=dist.ReduceOp.MAX)  # a step is as slow as its slowest rank
         rows.append({"N": n, "D": d, "F": f, "T": tokens, "one_device_ms": base[0].item(), "tp_ms": slowest.item(),
                      "speedup": base[0].item() / slowest.item(), "baseline_threads": int(base[1].item()),
-                     "rank_threads": tp.threads, "device": dev.type})
+                     "rank_threads": tp.threads, "device": dev.type, "bound": bound})
     for row in rows:
         run.data("timing", row)
     run.info(timing_table(rows))
@@ -481,12 +483,10 @@ def timing(run):
 
     if dev.type == "cuda":
         run.skip("threads", "the one-device baseline and each rank use the same CPU threads", "on GPUs the device computes")
-        bound = n
     else:
         same = all(r["baseline_threads"] == r["rank_threads"] == threads for r in rows)
         run.expect("threads", "the one-device baseline and each rank use the same CPU threads", same,
                    ", ".join(f"D={r['D']}: baseline {r['baseline_threads']}, ranks {r['rank_threads']}" for r in rows))
-        bound = min(n * threads, os.cpu_count() or 1) / threads  # N processes cannot use more cores than there are
     worst = max(r["speedup"] for r in rows)
     run.expect("bound", f"no speedup above the compute available (· {SPEEDUP_SLACK} for caches)",
                worst <= bound * SPEEDUP_SLACK, f"largest speedup {worst:.2f}x; compute available {bound:g}x")
@@ -524,7 +524,8 @@ def plot_speedup(results):
     fig = Figure(figsize=(6, 4))
     ax = fig.add_subplot()
     ns = sorted({1, *(r["N"] for r in rows)})
-    ax.plot(ns, ns, ":", color="grey", label="ideal (N x)")
+    bounds = {1: 1.0, **{r["N"]: r["bound"] for r in rows}}
+    ax.plot(ns, [bounds[m] for m in ns], ":", color="grey", label="the most this machine allows")
     for d in sorted({r["D"] for r in rows}):
         mine = sorted((r["N"], r["speedup"]) for r in rows if r["D"] == d)
         ax.plot([1] + [m for m, _ in mine], [1.0] + [s for _, s in mine], "s--", label=f"this run, D={d}")
