@@ -1,0 +1,305 @@
+"""The f and g operators checked with torch.distributed: the backward pass of the tensor-parallel
+MLP and a few training steps of a two-block TP model against one device.
+
+The notebook (companion.ipynb) and the torchrun script (fg_backward_check.py) both run
+`companion`, so they can never check different things. Conventions as in the lesson: X is (T, D)
+tokens, A is (D, F), B is (F, D); rank i holds A_i = A[:, block i] and B_i = B[block i, :], block
+i = i*F/N .. (i+1)*F/N - 1. The first half of the file is the subject (f, g, the sharded block,
+the training step); the checks compute what to expect from full, unsplit tensors with plain torch.
+"""
+import math
+
+import torch
+import torch.distributed as dist
+import torch.nn.functional as F
+
+from companionkit import Companion, compare, measure
+
+# The lesson's worked example (tp-mlp's): one token X = (1, 2), D = 2, F = 4, 2 GPUs, dY = (1, 1).
+EXAMPLE_X = [[1.0, 2.0]]
+EXAMPLE_A = [[1.0, 0.0, -1.0, 2.0], [0.0, 1.0, 1.0, -1.0]]
+EXAMPLE_B = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [2.0, 0.0]]
+EXAMPLE_DY = [[1.0, 1.0]]
+EXAMPLE_Y = (1.682, 2.796)
+EXAMPLE_SHARES = ((1.083, 1.086), (-0.166, 1.166))  # GPU 0's and GPU 1's dX_i
+EXAMPLE_DX = (0.917, 2.252)
+EXAMPLE_DB = (((0.841, 0.841), (1.955, 1.955)), ((0.841, 0.841), (0.0, 0.0)))  # rows of dB_i
+ROUNDED = 5e-4  # the lesson prints three decimals
+
+# Seed 003's runs (float32): TP and one-device losses agree to ~1e-6 per iteration. Our losses
+# are O(1) and float32 keeps ~7 digits; 1e-5 relative leaves room for the sums' order.
+LOSS_RTOL = 1e-5
+SEED = 0
+
+companion = Companion(__name__, lesson="fg-backward", options={
+    "tokens": 8, "width": 16, "hidden": 64, "steps": 5, "lr": 0.05})
+
+
+# ---- the subject -------------------------------------------------------------------------------
+
+def gelu(x):
+    """The lesson's GeLU: GPT-2's tanh approximation."""
+    return F.gelu(x, approximate="tanh")
+
+
+def shard(A, B, rank, world):
+    """Rank's column block of A and the matching row block of B (copies: the rank owns them)."""
+    cols = block(A.shape[1], rank, world)
+    return A[:, cols].clone(), B[cols, :].clone()
+
+
+def all_reduce_sum(t, group=None):
+    dist.all_reduce(t, group=group)
+    return t
+
+
+class CopyToTP(torch.autograd.Function):
+    """f (Megatron-LM's copy_to_tensor_model_parallel_region): identity forward; all-reduce
+    backward, because every rank's dX_i is only its share of dL/dX."""
+
+    @staticmethod
+    def forward(ctx, x, group):
+        ctx.group = group
+        return x
+
+    @staticmethod
+    def backward(ctx, grad):
+        return all_reduce_sum(grad.clone(), ctx.group), None
+
+
+class ReduceFromTP(torch.autograd.Function):
+    """g (reduce_from_tensor_model_parallel_region): all-reduce forward; identity backward,
+    because Y is a plain sum of the Y_i and every Y_i gets the whole dY."""
+
+    @staticmethod
+    def forward(ctx, y_partial, group):
+        return all_reduce_sum(y_partial.clone(), group)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, None
+
+
+def tp_block(X, A_i, B_i, with_f=True, group=None):
+    """One Megatron-LM MLP block on one rank: f, the local shard GeLU(X A_i) B_i, then g."""
+    x = CopyToTP.apply(X, group) if with_f else X
+    return ReduceFromTP.apply(gelu(x @ A_i) @ B_i, group)
+
+
+def sgd_step(params, lr):
+    """Each rank updates the shards it owns with their own gradients: no communication."""
+    with torch.no_grad():
+        for p in params:
+            p -= lr * p.grad
+            p.grad = None
+
+
+class MLP(torch.nn.Module):
+    """The block as torch modules; nn.Linear stores weight as (out, in), i.e. A.T and B.T."""
+
+    def __init__(self, A, B):
+        super().__init__()
+        self.up = torch.nn.Linear(A.shape[0], A.shape[1], bias=False, dtype=A.dtype)
+        self.down = torch.nn.Linear(B.shape[0], B.shape[1], bias=False, dtype=B.dtype)
+        with torch.no_grad():
+            self.up.weight.copy_(A.T)
+            self.down.weight.copy_(B.T)
+
+    def forward(self, x):
+        return self.down(gelu(self.up(x)))
+
+
+def dtensor_mlp(device, world, A, B):
+    """The block sharded by PyTorch's tensor-parallel API on a 1-D mesh of all ranks."""
+    from torch.distributed.device_mesh import init_device_mesh
+    from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, parallelize_module
+
+    mesh = init_device_mesh(device.type, (world,), mesh_dim_names=("tp",))
+    return parallelize_module(MLP(A, B).to(device), mesh, {"up": ColwiseParallel(), "down": RowwiseParallel()})
+
+
+# ---- what to expect: plain torch on the full tensors -------------------------------------------
+
+def gelu_formula(x):
+    """The lesson's formula: x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3)))."""
+    return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x**3)))
+
+
+def reference_grads(X, A, B, G):
+    """dL/dX, dL/dA, dL/dB of L = sum(G * GeLU(XA)B), by autograd on the unsplit block."""
+    X, A, B = (t.detach().clone().requires_grad_() for t in (X, A, B))
+    (G * (gelu_formula(X @ A) @ B)).sum().backward()
+    return X.grad, A.grad, B.grad
+
+
+def block(f, rank, world):
+    size = f // world
+    return slice(rank * size, (rank + 1) * size)
+
+
+def randn(*shape, seed, scale=1.0, dtype=torch.float64):
+    """The same tensor on every rank and device (drawn on CPU from one seed)."""
+    g = torch.Generator().manual_seed(seed)
+    return (torch.randn(*shape, generator=g, dtype=torch.float64) * scale).to(dtype)
+
+
+def full_weights(d, f, seed, dtype=torch.float64):
+    return randn(d, f, seed=seed, scale=1 / math.sqrt(d), dtype=dtype), randn(f, d, seed=seed + 1, scale=1 / math.sqrt(f), dtype=dtype)
+
+
+def fmt(t, digits=3):
+    return "(" + ", ".join(f"{round(v, digits) + 0.0:.{digits}f}" for v in t.detach().double().flatten().tolist()) + ")"
+
+
+def max_diff(a, b):
+    return (a.detach().double().cpu() - torch.as_tensor(b).double().cpu()).abs().max().item()
+
+
+def gathered(t, group, size):
+    parts = [torch.empty_like(t) for _ in range(size)]
+    dist.all_gather(parts, t.contiguous(), group=group)
+    return parts
+
+
+# ---- the checks --------------------------------------------------------------------------------
+
+@companion.section("example", "The lesson's worked example backwards (ranks 0 and 1 are GPU 0 and GPU 1)")
+def example(run):
+    keys = [("Y", "forward: g's all-reduce gives Y = (1.682, 2.796)"),
+            ("shares", "each GPU's own dX_i is (1.083, 1.086) and (−0.166, 1.166)"),
+            ("dX", "f's backward all-reduce gives dX = (0.917, 2.252) on both GPUs"),
+            ("dB", "each GPU's dB_i holds its rows of dB: (0.841, 0.841), (1.955, 1.955) | (0.841, 0.841), (0, 0)")]
+    group = run.group2()
+    if group is None:
+        for key, title in keys:
+            run.expect(key, title, True, "not in the example")
+        return
+    dev = run.device
+    A, B = torch.tensor(EXAMPLE_A, dtype=torch.float64), torch.tensor(EXAMPLE_B, dtype=torch.float64)
+    A_i, B_i = (t.to(dev).requires_grad_() for t in shard(A, B, run.rank, 2))
+    dY = torch.tensor(EXAMPLE_DY, dtype=torch.float64, device=dev)
+
+    # Without f, X's gradient on a rank is only what flows back through its own shard.
+    X_local = torch.tensor(EXAMPLE_X, dtype=torch.float64, device=dev, requires_grad=True)
+    tp_block(X_local, A_i.detach(), B_i.detach(), with_f=False, group=group).backward(dY)
+    shares = gathered(X_local.grad, group, 2)
+
+    X = torch.tensor(EXAMPLE_X, dtype=torch.float64, device=dev, requires_grad=True)
+    Y = tp_block(X, A_i, B_i, group=group)
+    Y.backward(dY)
+    dBs = gathered(B_i.grad, group, 2)
+    (key_y, t_y), (key_s, t_s), (key_x, t_x), (key_b, t_b) = keys
+    run.expect(key_y, t_y, max_diff(Y, torch.tensor([EXAMPLE_Y])) <= ROUNDED, f"all_reduce gave {fmt(Y)}")
+    run.expect(key_s, t_s, all(max_diff(s, torch.tensor([e])) <= ROUNDED for s, e in zip(shares, EXAMPLE_SHARES)),
+               f"GPU 0's dX_0 {fmt(shares[0])}, GPU 1's dX_1 {fmt(shares[1])}")
+    run.expect(key_x, t_x, max_diff(X.grad, torch.tensor([EXAMPLE_DX])) <= ROUNDED, f"this rank's dX {fmt(X.grad)}")
+    run.expect(key_b, t_b, all(max_diff(b, torch.tensor(e)) <= ROUNDED for b, e in zip(dBs, EXAMPLE_DB)),
+               f"GPU 0's dB_0 rows {fmt(dBs[0])}, GPU 1's dB_1 rows {fmt(dBs[1])}")
+
+
+@companion.section("grads", "Backward with f and g: each rank's dA_i, dB_i are its slices, dX is whole (fp64)")
+def grads(run):
+    T, D, FF = run.options["tokens"], run.options["width"], run.options["hidden"]
+    dev = run.device
+    A, B = full_weights(D, FF, seed=SEED)
+    X, G = randn(T, D, seed=SEED + 2).to(dev), randn(T, D, seed=SEED + 3).to(dev)
+    dX, dA, dB = reference_grads(X, A.to(dev), B.to(dev), G)
+    cols = block(FF, run.rank, run.world)
+    A_i, B_i = (t.to(dev).requires_grad_() for t in shard(A, B, run.rank, run.world))
+    Xt = X.clone().requires_grad_()
+    (G * tp_block(Xt, A_i, B_i)).sum().backward()
+    run.expect("dA", "dL/dA_i is column block i of the one-device dL/dA", *compare(A_i.grad, dA[:, cols]))
+    run.expect("dB", "dL/dB_i is row block i of the one-device dL/dB", *compare(B_i.grad, dB[cols, :]))
+    run.expect("dX", "dL/dX after f's all-reduce is the one-device dL/dX, on every rank", *compare(Xt.grad, dX))
+
+
+def two_blocks(X, params, group=None):
+    """The model trained below: two MLP blocks one after the other, each with its f and g."""
+    A0, B0, A1, B1 = params
+    return tp_block(tp_block(X, A0, B0, group=group), A1, B1, group=group)
+
+
+@companion.section("training", "A two-block TP model trained for a few steps against one device (fp32)")
+def training(run):
+    T, D, FF = run.options["tokens"], run.options["width"], run.options["hidden"]
+    steps, lr = run.options["steps"], run.options["lr"]
+    dev, cols = run.device, block(FF, run.rank, run.world)
+    full = [w.to(dev) for seed in (SEED + 10, SEED + 20) for w in full_weights(D, FF, seed, dtype=torch.float32)]
+    X = randn(T, D, seed=SEED + 4, dtype=torch.float32).to(dev)
+    target = randn(T, D, seed=SEED + 5, dtype=torch.float32).to(dev)
+
+    # One device: the unsplit weights with the lesson's GeLU formula, trained with plain SGD.
+    one = [w.clone().requires_grad_() for w in full]
+    # N ranks: each holds its shards A_i, B_i of both blocks.
+    mine = [t.clone().requires_grad_() for A, B in (full[0:2], full[2:4]) for t in shard(A, B, run.rank, run.world)]
+
+    loss_gap, grad_gap, one_losses = 0.0, 0.0, []
+    for _ in range(steps):
+        Y1 = gelu_formula(gelu_formula(X @ one[0]) @ one[1] @ one[2]) @ one[3]
+        loss1 = ((Y1 - target) ** 2).mean()
+        loss1.backward()
+        loss = ((two_blocks(X, mine) - target) ** 2).mean()
+        loss.backward()
+        one_losses.append(loss1.item())
+        loss_gap = max(loss_gap, abs(loss.item() - loss1.item()) / max(1.0, abs(loss1.item())))
+        for p, q, part in zip(mine, one, [(slice(None), cols), (cols, slice(None))] * 2):
+            grad_gap = max(grad_gap, max_diff(p.grad, q.grad[part]) / max(1e-12, q.grad.abs().max().item()))
+        sgd_step(mine, lr)
+        with torch.no_grad():
+            for q in one:
+                q -= lr * q.grad
+                q.grad = None
+    run.info("one-device losses per iteration: " + ", ".join(f"{v:.6f}" for v in one_losses))
+    run.expect("loss", f"the TP loss equals the one-device loss at every iteration (relative {LOSS_RTOL:g})",
+               loss_gap <= LOSS_RTOL, f"largest relative difference over {steps} iterations {loss_gap:.1e}")
+    run.expect("grads", "at every iteration each rank's gradients are the slices of the one-device gradients",
+               grad_gap <= 1e-5, f"largest difference, relative to each gradient's max, {grad_gap:.1e}")
+    gaps = [max_diff(p, q[part]) for p, q, part in zip(mine, one, [(slice(None), cols), (cols, slice(None))] * 2)]
+    run.expect("weights", "after training, each rank's shards are the slices of the one-device weights",
+               max(gaps) <= 1e-5, f"largest |difference| {max(gaps):.1e} (allowed 1e-5)")
+
+
+@companion.section("comm", "Communication: one all-reduce forward (g), one backward (f), none for the weights")
+def comm(run):
+    T, D, FF = run.options["tokens"], run.options["width"], run.options["hidden"]
+    dev = run.device
+    A, B = full_weights(D, FF, seed=SEED, dtype=torch.float32)
+    X = randn(T, D, seed=SEED + 2, dtype=torch.float32).to(dev).requires_grad_()
+    A_i, B_i = (t.to(dev).requires_grad_() for t in shard(A, B, run.rank, run.world))
+    Y, fwd = measure.collectives(lambda: tp_block(X, A_i, B_i))
+    _, bwd = measure.collectives(lambda: Y.sum().backward())
+    run.expect("counts", "CommDebugMode: exactly 1 all-reduce in the forward pass and 1 in the backward pass",
+               fwd.counts == {"all_reduce": 1} and bwd.counts == {"all_reduce": 1},
+               f"forward {fwd.counts}, backward {bwd.counts}")
+    shapes = [tuple(c.shape) for c in fwd.calls + bwd.calls]
+    run.expect("sizes", "each carries T·D elements (Y, then dL/dX); nothing of a weight's shape is sent",
+               shapes == [(T, D), (T, D)], f"the collectives received tensors of shapes {shapes}; T·D = {T}·{D}")
+
+
+@companion.section("dtensor", "PyTorch's ColwiseParallel/RowwiseParallel: same gradients, same two all-reduces")
+def dtensor(run):
+    T, D, FF = run.options["tokens"], run.options["width"], run.options["hidden"]
+    dev = run.device
+    A, B = full_weights(D, FF, seed=SEED)
+    X, G = randn(T, D, seed=SEED + 2).to(dev), randn(T, D, seed=SEED + 3).to(dev)
+    dX, dA, dB = reference_grads(X, A.to(dev), B.to(dev), G)
+    cols = block(FF, run.rank, run.world)
+    model = dtensor_mlp(dev, run.world, A, B)
+    Xt = X.clone().requires_grad_()
+    Y, fwd = measure.collectives(lambda: model(Xt))
+    _, bwd = measure.collectives(lambda: (Y * G).sum().backward())
+    run.expect("counts", "with an input that requires grad: 1 all-reduce forward, 1 backward",
+               fwd.counts == {"all_reduce": 1} and bwd.counts == {"all_reduce": 1},
+               f"forward {fwd.counts}, backward {bwd.counts}")
+    ok_a, detail_a = compare(model.up.weight.grad.to_local().T, dA[:, cols])
+    ok_b, detail_b = compare(model.down.weight.grad.to_local().T, dB[cols, :])
+    run.expect("grads", "its local weight gradients are dA[:, block i] and dB[block i, :]", ok_a and ok_b,
+               f"dA: {detail_a}; dB: {detail_b}")
+    run.expect("dX", "its dL/dX equals the one-device one", *compare(Xt.grad, dX))
+
+    # An input that needs no gradient (the model's first layer, say): f's all-reduce is skipped.
+    model = dtensor_mlp(dev, run.world, A, B)
+    Y = model(X.clone())
+    _, bwd = measure.collectives(lambda: (Y * G).sum().backward())
+    run.expect("no-input-grad", "with an input that does not require grad the backward pass has no all-reduce",
+               bwd.counts.get("all_reduce", 0) == 0, f"backward {bwd.counts}")
