@@ -1,0 +1,325 @@
+"""The sequence-parallel MLP block and the activation-memory formula checked with torch.distributed.
+
+The notebook (companion.ipynb) and the torchrun script (sequence_parallel_check.py) both run
+`companion`. Rank i owns sequence rows [i*T/N, (i+1)*T/N) of X (T, D) in the sequence-parallel
+region (LayerNorm, residual), columns i of A (D, F) and rows i of B (F, D) in the tensor-parallel
+one, exactly as the lesson's sp_mlp_block.
+
+The file has two halves: the subject (the collectives, the two region-crossing autograd
+functions, the SP block and the paper's formula) and the checks, which compute what to expect
+from the full, unsplit tensors with plain torch on one device.
+"""
+
+import torch
+import torch.distributed as dist
+import torch.nn.functional as F
+
+from companionkit import Companion, compare, measure
+
+GIB = 2**30
+# GPT-3 size (Korthikanti et al., 2022) and the lesson's GiB per layer per GPU, three decimals.
+GPT3 = dict(s=2048, b=1, h=12288, a=96)
+GPT3_GIB = {(1, False, "none"): 2.672, (8, False, "none"): 0.539, (8, True, "none"): 0.334,
+            (8, False, "selective"): 0.305, (8, True, "selective"): 0.100}
+# The counts the lesson quotes: one SP MLP block forward (PyTorch's SP test of a Transformer
+# has 6 of each: one pair per block, attention and MLP, in its layers).
+BLOCK_FORWARD = {"all_gather": 1, "reduce_scatter": 1}
+EPS = 1e-5
+SEED = 0
+companion = Companion(__name__, lesson="sequence-parallel",
+                      options={"tokens": 16, "width": 8, "hidden": 32})
+
+
+# ---- the subject -------------------------------------------------------------------------------
+
+def reduce_scatter(partial, group=None):
+    """Sum of every rank's (T, D) partial; this rank keeps its T/N rows."""
+    world = dist.get_world_size(group)
+    out = partial.new_empty((partial.shape[0] // world,) + tuple(partial.shape[1:]))
+    dist.reduce_scatter_tensor(out, partial.contiguous(), group=group)
+    return out
+
+
+def all_gather(chunk, group=None):
+    """Every rank's (T/N, D) chunk, stacked in rank order: the whole (T, D)."""
+    world = dist.get_world_size(group)
+    out = chunk.new_empty((chunk.shape[0] * world,) + tuple(chunk.shape[1:]))
+    dist.all_gather_into_tensor(out, chunk.contiguous(), group=group)
+    return out
+
+
+class ReduceScatterToSequenceParallelRegion(torch.autograd.Function):
+    """Megatron's _ReduceScatterToSequenceParallelRegion: reduce-scatter forward, all-gather
+    backward (every rank's partial contributed to every row)."""
+
+    @staticmethod
+    def forward(ctx, partial, group):
+        ctx.group = group
+        return reduce_scatter(partial, group)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return all_gather(grad, ctx.group), None
+
+
+class GatherLinear(torch.autograd.Function):
+    """Z_i -> all_gather(Z_i) @ A_i, as Megatron's column-parallel linear does under SP: the
+    all-gather of _GatherFromSequenceParallelRegion (all-gather forward, reduce-scatter backward)
+    fused with the GEMM, keeping only the local chunk for backward and gathering it again there,
+    so the saved activation is T/N rows, not T."""
+
+    @staticmethod
+    def forward(ctx, Z_i, A_i, group):
+        ctx.group = group
+        ctx.save_for_backward(Z_i, A_i)
+        return all_gather(Z_i, group) @ A_i
+
+    @staticmethod
+    def backward(ctx, grad):
+        Z_i, A_i = ctx.saved_tensors
+        Z = all_gather(Z_i, ctx.group)                      # gathered again, not kept
+        return reduce_scatter(grad @ A_i.T, ctx.group), Z.T @ grad, None
+
+
+def gelu(x):
+    return F.gelu(x, approximate="tanh")
+
+
+def sp_mlp_block(X_i, ln, A_i, B_i, group=None):
+    """One SP MLP block on this rank: LayerNorm on its rows, all-gather, GeLU(Z A_i) B_i,
+    reduce-scatter, its residual rows."""
+    Z_i = ln(X_i)
+    P_i = gelu(GatherLinear.apply(Z_i, A_i, group)) @ B_i
+    return X_i + ReduceScatterToSequenceParallelRegion.apply(P_i, group)
+
+
+def tp_mlp_block(X, ln, A_i, B_i, group=None):
+    """The same block with tensor parallelism only: every rank holds all T rows; one
+    all-reduce (g) of the partial outputs."""
+    P_i = gelu(ln(X) @ A_i) @ B_i
+    Y = P_i.clone()
+    dist.all_reduce(Y, group=group)
+    return X + Y
+
+
+def all_reduce_norm_grads(ln, group=None):
+    """Under SP each rank's LayerNorm saw only its T/N tokens: γ and β gradients are partial
+    sums, all-reduced across the TP group."""
+    for p in (ln.weight, ln.bias):
+        dist.all_reduce(p.grad, group=group)
+
+
+def activation_bytes(s, b, h, a, t=1, sp=False, recompute="none"):
+    """Bytes of activations per layer per GPU (fp16), Korthikanti et al. (2022)."""
+    if recompute not in ("none", "selective"):
+        raise ValueError(f"recompute must be 'none' or 'selective', not {recompute!r}")
+    per = 34 / t if sp else 10 + 24 / t
+    if recompute == "none":
+        per += 5 * a * s / (h * t)
+    return s * b * h * per
+
+
+def megatron_dropout_seed(seed, tp_rank):
+    """Megatron's seed for dropout inside the TP/SP region: offset by 2718 + tp_rank."""
+    return seed + 2718 + tp_rank
+
+
+# ---- what to expect: plain torch on the full tensors -------------------------------------------
+
+def draw(run, dtype=torch.float64):
+    """The full X (T, D), A (D, F), B (F, D), γ, β and an upstream gradient, from one seed on
+    every rank (drawn on CPU)."""
+    T, D, Fh = run.options["tokens"], run.options["width"], run.options["hidden"]
+    g = torch.Generator().manual_seed(SEED)
+    X = torch.randn(T, D, generator=g, dtype=torch.float64)
+    A = torch.randn(D, Fh, generator=g, dtype=torch.float64) / D**0.5
+    B = torch.randn(Fh, D, generator=g, dtype=torch.float64) / Fh**0.5
+    gamma = 1 + 0.3 * torch.randn(D, generator=g, dtype=torch.float64)
+    beta = 0.3 * torch.randn(D, generator=g, dtype=torch.float64)
+    dY = torch.randn(T, D, generator=g, dtype=torch.float64)
+    return [t.to(dtype).to(run.device) for t in (X, A, B, gamma, beta, dY)]
+
+
+def layer_norm(gamma, beta):
+    ln = torch.nn.LayerNorm(gamma.shape[0], eps=EPS, dtype=gamma.dtype, device=gamma.device)
+    with torch.no_grad():
+        ln.weight.copy_(gamma)
+        ln.bias.copy_(beta)
+    return ln
+
+
+def rows(M, rank, world):
+    n = M.shape[0] // world
+    return M[rank * n:(rank + 1) * n]
+
+
+def cols(M, rank, world):
+    n = M.shape[1] // world
+    return M[:, rank * n:(rank + 1) * n]
+
+
+def one_device(X, A, B, gamma, beta, dY):
+    """The unsplit block and its gradients: output, dX, dA, dB, dγ, dβ."""
+    X = X.clone().requires_grad_()
+    A, B = A.clone().requires_grad_(), B.clone().requires_grad_()
+    ln = layer_norm(gamma, beta)
+    Y = X + gelu(ln(X) @ A) @ B
+    Y.backward(dY)
+    return Y.detach(), X.grad, A.grad, B.grad, ln.weight.grad, ln.bias.grad
+
+
+def gathered(t):
+    return all_gather(t.detach().contiguous())
+
+
+# ---- the checks --------------------------------------------------------------------------------
+
+@companion.section("numbers", "The lesson's numbers: GPT-3's activation memory, the seed offset", local=True)
+def numbers(run):
+    for (t, sp, recompute), lesson in GPT3_GIB.items():
+        got = activation_bytes(**GPT3, t=t, sp=sp, recompute=recompute) / GIB
+        name = f"t={t}{' sp' if sp else ''}{' selective' if recompute == 'selective' else ''}"
+        run.expect(f"gpt3-{name.replace(' ', '-').replace('=', '')}", f"GPT-3 size, {name}: {lesson:.3f} GiB per layer per GPU",
+                   round(got, 3) == lesson, f"formula {got:.4f} GiB, lesson {lesson:.3f}")
+    one = activation_bytes(**GPT3)
+    direct = GPT3["s"] * GPT3["b"] * GPT3["h"] * (34 + 5 * GPT3["a"] * GPT3["s"] / GPT3["h"])
+    run.expect("t1", "at t = 1 without SP the formula is s·b·h·(34 + 5·a·s/h)", one == direct,
+               f"{one:.0f} vs {direct:.0f} bytes")
+    seeds = [megatron_dropout_seed(1234, r) for r in range(4)]
+    run.info(f"dropout seeds of TP ranks 0..3 from seed 1234 (Megatron: + 2718 + tp_rank): {seeds}")
+
+
+@companion.section("collectives", "reduce_scatter_tensor then all_gather_into_tensor = all_reduce, with the ring's bytes")
+def collectives(run):
+    T, D = run.options["tokens"], run.options["width"]
+    g = torch.Generator().manual_seed(SEED + run.rank)
+    partial = torch.randn(T, D, generator=g, dtype=torch.float64).to(run.device)
+    (chunk, full), traffic = measure.collectives(lambda: (lambda c: (c, all_gather(c)))(reduce_scatter(partial)))
+    summed = partial.clone()
+    dist.all_reduce(summed)
+    ok, detail = compare(full, summed)
+    run.expect("equal", "all-gather(reduce-scatter(partials)) equals all-reduce(partials)", ok, detail)
+    ok, detail = compare(chunk, rows(summed, run.rank, run.world))
+    run.expect("chunk", "after the reduce-scatter rank i holds rows i·T/N … of the sum", ok, detail)
+    run.expect("counts", "CommDebugMode counts one reduce_scatter and one all_gather",
+               traffic.counts == {"reduce_scatter": 1, "all_gather": 1}, f"{traffic.counts}")
+    payload = partial.numel() * partial.element_size()
+    n = run.world
+    # On a ring each of the two passes n-1 chunks of payload/n per rank: (n-1)/n each.
+    sent_rs_ag = 2 * (n - 1) / n * payload
+    _, ring_sent = measure.ring_all_reduce(partial)
+    run.expect("bytes", "per rank, reduce-scatter + all-gather send 2(N−1)/N of the data, like a ring all-reduce",
+               ring_sent == measure.ring_bytes(payload, n) == sent_rs_ag,
+               f"ring all-reduce sent {ring_sent} bytes, (N−1)/N twice = {sent_rs_ag:.0f}, payload {payload}")
+
+
+@companion.section("layernorm", "LayerNorm on each rank's rows: forward, and γ, β gradients all-reduced")
+def layernorm(run):
+    X, _, _, gamma, beta, dY = draw(run)
+    full = layer_norm(gamma, beta)
+    Z = full(X)
+    Z.backward(dY)
+    ln = layer_norm(gamma, beta)
+    Z_i = ln(rows(X, run.rank, run.world))
+    Z_i.backward(rows(dY, run.rank, run.world))
+    ok, detail = compare(gathered(Z_i), Z.detach())
+    run.expect("forward", "the all-gathered per-rank LayerNorms equal LayerNorm of the whole sequence", ok, detail)
+    manual = (X - X.mean(-1, keepdim=True)) / torch.sqrt(X.var(-1, unbiased=False, keepdim=True) + EPS) * gamma + beta
+    ok, detail = compare(Z.detach(), manual)
+    run.expect("formula", "torch's LayerNorm is the lesson's: population variance, eps inside the root", ok, detail)
+    partial_ok = compare(ln.weight.grad, full.weight.grad)[0] if run.world > 1 else False
+    all_reduce_norm_grads(ln)
+    ok_w, detail_w = compare(ln.weight.grad, full.weight.grad)
+    ok_b, detail_b = compare(ln.bias.grad, full.bias.grad)
+    run.expect("grads", "γ and β gradients, all-reduced over the TP group, equal one device's", ok_w and ok_b,
+               f"γ: {detail_w}; β: {detail_b}")
+    run.info(f"before the all-reduce this rank's γ gradient {'already matched (N = 1)' if partial_ok else 'was only its tokens share'}")
+
+
+@companion.section("block", "The SP MLP block on N ranks against one device, forward and backward, with its collectives")
+def block(run):
+    X, A, B, gamma, beta, dY = draw(run)
+    Y, dX, dA, dB, dgamma, dbeta = one_device(X, A, B, gamma, beta, dY)
+    r, n = run.rank, run.world
+    X_i = rows(X, r, n).clone().requires_grad_()
+    A_i, B_i = cols(A, r, n).clone().requires_grad_(), rows(B, r, n).clone().requires_grad_()
+    ln = layer_norm(gamma, beta)
+    out, fwd = measure.collectives(lambda: sp_mlp_block(X_i, ln, A_i, B_i))
+    _, bwd = measure.collectives(lambda: (out.backward(rows(dY, r, n)), all_reduce_norm_grads(ln)))
+    ok, detail = compare(out.detach(), rows(Y, r, n))
+    run.expect("forward", "rank i's output is chunk i of X + GeLU(LN(X)A)B", ok, detail)
+    grads = [("dX", X_i.grad, rows(dX, r, n)), ("dA", A_i.grad, cols(dA, r, n)), ("dB", B_i.grad, rows(dB, r, n)),
+             ("dγ", ln.weight.grad, dgamma), ("dβ", ln.bias.grad, dbeta)]
+    checks = [(name, *compare(got, want)) for name, got, want in grads]
+    run.expect("backward", "dX_i, dA_i, dB_i and the all-reduced dγ, dβ equal one device's",
+               all(ok for _, ok, _ in checks), "; ".join(f"{name}: {d}" for name, _, d in checks))
+    run.expect("counts", f"forward: CommDebugMode counts {BLOCK_FORWARD}, the lesson's pair",
+               fwd.counts == BLOCK_FORWARD, f"{fwd.counts}")
+    want_bwd = {"all_gather": 2, "reduce_scatter": 1, "all_reduce": 2}
+    run.expect("backward-counts", f"backward: {want_bwd} (the re-gather, the mirrors, γ and β)",
+               bwd.counts == want_bwd, f"{bwd.counts}")
+
+
+@companion.section("pytorch", "PyTorch's plan: SequenceParallel + ColwiseParallel(Shard(1)) + RowwiseParallel(Shard(1))")
+def pytorch(run):
+    from torch.distributed.device_mesh import init_device_mesh
+    from torch.distributed.tensor import Shard
+    from torch.distributed.tensor.parallel import (ColwiseParallel, RowwiseParallel, SequenceParallel,
+                                                   parallelize_module)
+
+    X, A, B, gamma, beta, _ = draw(run)
+    Y = one_device(X, A, B, gamma, beta, torch.zeros_like(X))[0]
+
+    class Block(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.norm = layer_norm(gamma, beta)
+            self.fc1 = torch.nn.Linear(A.shape[0], A.shape[1], bias=False, dtype=A.dtype, device=A.device)
+            self.fc2 = torch.nn.Linear(B.shape[0], B.shape[1], bias=False, dtype=B.dtype, device=B.device)
+            with torch.no_grad():
+                self.fc1.weight.copy_(A.T)
+                self.fc2.weight.copy_(B.T)
+
+        def forward(self, x):
+            return x + self.fc2(gelu(self.fc1(self.norm(x))))
+
+    mesh = init_device_mesh(run.device.type, (run.world,))
+    model = parallelize_module(Block(), mesh, {
+        "norm": SequenceParallel(),
+        "fc1": ColwiseParallel(input_layouts=Shard(1)),
+        "fc2": RowwiseParallel(output_layouts=Shard(1)),
+    })
+    # SequenceParallel reads a plain tensor as this rank's Shard(1) (the sequence) of (batch, T, D);
+    # RowwiseParallel hands back the local rows, so the residual adds local rows to local rows.
+    x_i = rows(X, run.rank, run.world).unsqueeze(0)
+    out, traffic = measure.collectives(lambda: model(x_i))
+    ok, detail = compare(out.squeeze(0), rows(Y, run.rank, run.world))
+    run.expect("forward", "PyTorch's SP plan gives rank i chunk i of the one-device block", ok, detail)
+    run.expect("counts", f"forward: CommDebugMode counts {BLOCK_FORWARD}, as the lesson says",
+               traffic.counts == BLOCK_FORWARD, f"{traffic.counts}")
+
+
+@companion.section("memory", "Saved activations per rank, TP vs TP + SP, against the formula's terms")
+def memory(run):
+    X, A, B, gamma, beta, _ = draw(run)
+    r, n = run.rank, run.world
+    T, D, Fh = X.shape[0], X.shape[1], A.shape[1]
+    A_i, B_i = cols(A, r, n).clone().requires_grad_(), rows(B, r, n).clone().requires_grad_()
+    ln_tp, ln_sp = layer_norm(gamma, beta), layer_norm(gamma, beta)
+    params = (A_i, B_i, ln_tp.weight, ln_tp.bias, ln_sp.weight, ln_sp.bias)
+    X_full = X.clone().requires_grad_()
+    X_i = rows(X, r, n).clone().requires_grad_()
+    _, tp = measure.saved_bytes(lambda: tp_mlp_block(X_full, ln_tp, A_i, B_i), exclude=params)
+    _, sp = measure.saved_bytes(lambda: sp_mlp_block(X_i, ln_sp, A_i, B_i), exclude=params)
+    e = X.element_size()
+    # The paper's accounting of this block (no dropout here), in elements of T·D: LayerNorm's input
+    # 1 and the first GEMM's input 1 (split by N only under SP), GeLU's input and the second GEMM's
+    # input F/D each (split by N). LayerNorm also keeps its mean and 1/σ per row: 2 values a token.
+    want_tp = e * (T * D * (2 + 2 * Fh / (D * n)) + 2 * T)
+    want_sp = e * (T * D * (2 / n + 2 * Fh / (D * n)) + 2 * T / n)
+    run.expect("tp", "TP: every rank keeps LayerNorm's and the first GEMM's input whole, the rest 1/N",
+               tp == want_tp, f"saved {tp} bytes, formula {want_tp:.0f}")
+    run.expect("sp", "TP + SP: every activation of the block is 1/N per rank",
+               sp == want_sp, f"saved {sp} bytes, formula {want_sp:.0f}")
+    run.info(f"per rank: TP {tp} bytes, TP + SP {sp} bytes ({tp / sp:.2f}× less with SP at N = {n})")
+    run.data("memory", {"world": n, "tp_bytes": tp, "sp_bytes": sp})
