@@ -189,14 +189,6 @@ def _timed(fn, device):
     return (time.perf_counter() - t0) * 1e3
 
 
-def time_ms(step, device, warmup, repeats):
-    """The median time of `step()` after `warmup` untimed calls."""
-    for _ in range(warmup):
-        step()
-    times = [_timed(step, device) for _ in range(repeats)]
-    return Timing(statistics.median(times), torch.get_num_threads(), repeats)
-
-
 def time_against_baseline(baseline, step, rank, device, warmup, repeats, baseline_threads):
     """(baseline Timing on rank 0 or None elsewhere, this rank's Timing of `step`). The two are
     interleaved, one baseline call (rank 0 alone, the other ranks waiting, with `baseline_threads`
