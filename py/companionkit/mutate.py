@@ -7,7 +7,6 @@ from its own folder, so the cost of starting processes and torch is paid once.""
 
 import importlib
 import json
-import os
 import re
 import shutil
 import sys
