@@ -1,0 +1,314 @@
+"""Tensor-parallel self-attention checked with torch.distributed: Q, K, V column-parallel (whole
+heads per rank), the output projection row-parallel, one all-reduce per pass.
+
+The notebook (companion.ipynb) and the torchrun script (tp_attention_check.py) both run
+`companion`, so they can never check different things. Conventions as in the lesson: X is (T, D)
+tokens, Wq, Wk, Wv, Wo are (D, D), out = concat_h(softmax(Q_h K_hᵀ/√d_head) V_h) Wo, causal.
+Rank i holds heads i·H/N … (i+1)·H/N − 1: columns block i of Wq, Wk, Wv and rows block i of Wo.
+The first half of the file is the subject (the shards, f, g, the sharded attention, PyTorch's TP
+plan); the checks compute what to expect from the full, unsplit tensors with plain torch.
+"""
+import math
+
+import torch
+import torch.distributed as dist
+import torch.nn.functional as F
+
+from companionkit import Companion, compare, measure
+
+# The lesson's worked example: T = 3, D = 4, 2 heads, Wq = Wk = Wv = I, on 2 GPUs.
+EXAMPLE_X = [[1.0, 0.0, 0.0, 2.0], [0.0, 2.0, 1.0, 0.0], [1.0, 1.0, 1.0, 1.0]]
+EXAMPLE_WO = [[1.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 1.0], [1.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 1.0]]
+EXAMPLE_HEADS = 2
+EXAMPLE_Y = ((1.0, 0.0, 3.0, 2.0), (0.726, 2.558, 0.716, 2.549), (1.198, 1.802, 1.802, 2.407))
+EXAMPLE_PARTIALS = (((1.0, 0.0, 1.0, 0.0), (0.056, 1.888, 0.056, 1.888), (0.599, 1.203, 0.599, 1.203)),
+                    ((0.0, 0.0, 2.0, 2.0), (0.670, 0.670, 0.660, 0.660), (0.599, 0.599, 1.203, 1.203)))
+ROUNDED = 5e-4  # the lesson prints three decimals
+
+# The lesson's counts: per transformer layer 2 all-reduces forward and 2 backward, one of each
+# for the attention block.
+LESSON_FORWARD = {"all_reduce": 1}
+LESSON_BACKWARD = {"all_reduce": 1}
+# PyTorch's plan makes wq, wk, wv three ColwiseParallel modules: each all-reduces the gradient of
+# its own input, 3 in the backward pass (Megatron-LM fuses them into one GEMM and pays one).
+PLAN_FORWARD = {"all_reduce": 1}
+PLAN_BACKWARD = {"all_reduce": 3}
+SEED = 0
+
+companion = Companion(__name__, lesson="tp-attention", options={"tokens": 8, "width": 32, "heads": 8})
+
+
+# ---- the subject -------------------------------------------------------------------------------
+
+def block(d, rank, world):
+    size = d // world
+    return slice(rank * size, (rank + 1) * size)
+
+
+def shard(W, n_heads, rank, world):
+    """Rank's heads, n_heads/N contiguous ones: their columns of Wq, Wk, Wv and the same rows of
+    Wo, copied so that each holds only 1/N of the storage (a slice is a view that keeps the whole
+    matrix alive)."""
+    Wq, Wk, Wv, Wo = W
+    cols = block(Wq.shape[1], rank, world)
+    return tuple(m[:, cols].clone() for m in (Wq, Wk, Wv)) + (Wo[cols, :].clone(),)
+
+
+def heads(X, Wq, Wk, Wv, d_head, causal=True):
+    """The concatenated outputs of the heads whose columns are Wq, Wk, Wv (width / d_head of
+    them), each softmax(Q_h K_hᵀ / √d_head) V_h."""
+    T = X.shape[0]
+    q, k, v = ((X @ W).view(T, -1, d_head).transpose(0, 1) for W in (Wq, Wk, Wv))
+    out = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+    return out.transpose(0, 1).reshape(T, -1)
+
+
+def all_reduce_sum(t, group=None):
+    dist.all_reduce(t, group=group)
+    return t
+
+
+class CopyToTP(torch.autograd.Function):
+    """f: identity forward; all-reduce backward (each rank's dX covers only its heads)."""
+
+    @staticmethod
+    def forward(ctx, x, group):
+        ctx.group = group
+        return x
+
+    @staticmethod
+    def backward(ctx, grad):
+        return all_reduce_sum(grad.clone(), ctx.group), None
+
+
+class ReduceFromTP(torch.autograd.Function):
+    """g: all-reduce forward; identity backward (the output is a plain sum of the partials)."""
+
+    @staticmethod
+    def forward(ctx, y_partial, group):
+        return all_reduce_sum(y_partial.clone(), group)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, None
+
+
+def partial_attention(X, shard_i, d_head):
+    """What one rank computes from its shard alone: its heads times its rows of Wo."""
+    Wq, Wk, Wv, Wo = shard_i
+    return heads(X, Wq, Wk, Wv, d_head) @ Wo
+
+
+def tp_attention(X, shard_i, d_head, group=None):
+    """The Megatron-LM attention block on one rank: f, the local heads, g."""
+    x = CopyToTP.apply(X, group)
+    return ReduceFromTP.apply(partial_attention(x, shard_i, d_head), group)
+
+
+class Attention(torch.nn.Module):
+    """The attention block as torch modules (nn.Linear keeps weight as (out, in): W.T). The number
+    of heads is read from wq's output width, so the same module runs whole or sharded."""
+
+    def __init__(self, W, d_head):
+        super().__init__()
+        D = W[0].shape[0]
+        self.d_head = d_head
+        for name, m in zip(("wq", "wk", "wv", "wo"), W):
+            lin = torch.nn.Linear(D, D, bias=False, dtype=m.dtype)
+            with torch.no_grad():
+                lin.weight.copy_(m.T)
+            setattr(self, name, lin)
+
+    def forward(self, x):
+        T = x.shape[0]
+        q, k, v = (lin(x).view(T, -1, self.d_head).transpose(0, 1) for lin in (self.wq, self.wk, self.wv))
+        out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        return self.wo(out.transpose(0, 1).reshape(T, -1))
+
+
+def dtensor_attention(device, world, W, d_head):
+    """The block sharded by PyTorch's tensor-parallel API, the plan of its TP tutorial."""
+    from torch.distributed.device_mesh import init_device_mesh
+    from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, parallelize_module
+
+    mesh = init_device_mesh(device.type, (world,), mesh_dim_names=("tp",))
+    plan = {"wq": ColwiseParallel(), "wk": ColwiseParallel(), "wv": ColwiseParallel(), "wo": RowwiseParallel()}
+    return parallelize_module(Attention(W, d_head).to(device), mesh, plan)
+
+
+# ---- what to expect: plain torch on the full tensors, written out (no SDPA) --------------------
+
+def reference_attention(X, W, n_heads, causal=True):
+    """The lesson's formula on one device, head by head."""
+    Wq, Wk, Wv, Wo = W
+    T, D = X.shape
+    d = D // n_heads
+    Q, K, V = X @ Wq, X @ Wk, X @ Wv
+    future = torch.triu(torch.ones(T, T, dtype=torch.bool, device=X.device), diagonal=1)
+    outs = []
+    for h in range(n_heads):
+        c = slice(h * d, (h + 1) * d)
+        S = Q[:, c] @ K[:, c].T / math.sqrt(d)
+        if causal:
+            S = S.masked_fill(future, float("-inf"))
+        outs.append(torch.softmax(S, dim=-1) @ V[:, c])
+    return torch.cat(outs, dim=1) @ Wo
+
+
+def full_weights(d, dtype=torch.float64, seed=SEED):
+    """One full set of weights from one seed, identical on every rank and device (drawn on CPU)."""
+    g = torch.Generator().manual_seed(seed)
+    return tuple((torch.randn(d, d, generator=g, dtype=torch.float64) / math.sqrt(d)).to(dtype) for _ in range(4))
+
+
+def inputs(t, d, dtype=torch.float64, seed=SEED + 1):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(t, d, generator=g, dtype=torch.float64).to(dtype)
+
+
+def max_diff(a, b):
+    return (a.detach().double().cpu() - torch.as_tensor(b).double().cpu()).abs().max().item()
+
+
+def sizes(run):
+    T, D, H = run.options["tokens"], run.options["width"], run.options["heads"]
+    return T, D, H, D // H
+
+
+def divides(run, H, key, title):
+    """Heads must divide evenly over the ranks (picotron asserts it); otherwise say SKIP."""
+    if H % run.world:
+        run.skip(key, title, f"{H} heads do not divide over {run.world} ranks")
+        return False
+    return True
+
+
+# ---- the checks --------------------------------------------------------------------------------
+
+@companion.section("example", "The worked example on 2 ranks: T = 3, D = 4, 2 heads")
+def example(run):
+    group = run.group2()
+    if group is None:
+        for key, title in (("partials", "each rank's partial output is the lesson's Y_i"),
+                           ("Y", "the all-reduce of the partials is the lesson's Y")):
+            run.expect(key, title, True, "rank outside the 2-rank example")
+        return
+    dev = run.device
+    X = torch.tensor(EXAMPLE_X, dtype=torch.float64, device=dev)
+    I = torch.eye(4, dtype=torch.float64, device=dev)
+    W = (I, I.clone(), I.clone(), torch.tensor(EXAMPLE_WO, dtype=torch.float64, device=dev))
+    rank = dist.get_rank(group)
+    mine = shard(W, EXAMPLE_HEADS, rank, 2)
+    partial = partial_attention(X, mine, 4 // EXAMPLE_HEADS)
+    diff = max_diff(partial, EXAMPLE_PARTIALS[rank])
+    run.expect("partials", "each rank's partial output is the lesson's Y_i", diff <= ROUNDED,
+               f"rank {rank}: max |Y_{rank} - lesson| = {diff:.1e} (the lesson rounds to 3 decimals)")
+    Y = tp_attention(X, mine, 4 // EXAMPLE_HEADS, group)
+    diff = max_diff(Y, EXAMPLE_Y)
+    run.expect("Y", "the all-reduce of the partials is the lesson's Y", diff <= ROUNDED,
+               f"max |Y - lesson| = {diff:.1e}; first row {Y[0].tolist()}")
+
+
+@companion.section("forward", "Forward: heads split over the ranks, one all-reduce, against one device")
+def forward(run):
+    T, D, H, d = sizes(run)
+    title = "the TP output equals the unsplit attention (fp64)"
+    if not divides(run, H, "output", title):
+        return
+    W = tuple(m.to(run.device) for m in full_weights(D))
+    X = inputs(T, D).to(run.device)
+    Y = tp_attention(X, shard(W, H, run.rank, run.world), d)
+    ok, detail = compare(Y, reference_attention(X, W, H))
+    run.expect("output", title, ok, detail)
+
+
+@companion.section("backward", "Backward: every rank's weight gradients are its block of the full ones")
+def backward(run):
+    T, D, H, d = sizes(run)
+    if not divides(run, H, "grads", "dWq_i, dWk_i, dWv_i, dWo_i are rank i's blocks of the full gradients"):
+        return
+    W = tuple(m.to(run.device) for m in full_weights(D))
+    X = inputs(T, D).to(run.device)
+    dY = inputs(T, D, seed=SEED + 2).to(run.device)
+
+    full = tuple(m.clone().requires_grad_() for m in W)
+    Xf = X.clone().requires_grad_()
+    reference_attention(Xf, full, H).backward(dY)
+
+    mine = tuple(m.requires_grad_() for m in shard(W, H, run.rank, run.world))
+    Xt = X.clone().requires_grad_()
+    tp_attention(Xt, mine, d).backward(dY)
+    cols = block(D, run.rank, run.world)
+    wants = [full[0].grad[:, cols], full[1].grad[:, cols], full[2].grad[:, cols], full[3].grad[cols, :]]
+    results = [compare(m.grad, w) for m, w in zip(mine, wants)]
+    run.expect("grads", "dWq_i, dWk_i, dWv_i, dWo_i are rank i's blocks of the full gradients",
+               all(ok for ok, _ in results), "; ".join(f"{n}: {det}" for n, (_, det) in zip(("dWq", "dWk", "dWv", "dWo"), results)))
+    ok, detail = compare(Xt.grad, Xf.grad)
+    run.expect("dX", "dL/dX after f's all-reduce equals the unsplit dL/dX", ok, detail)
+
+
+@companion.section("comm", "Collectives counted with CommDebugMode against the lesson's numbers")
+def comm(run):
+    T, D, H, d = sizes(run)
+    if not divides(run, H, "forward", "forward: one all-reduce (g), as the lesson counts"):
+        run.skip("backward", "backward: one all-reduce (f), as the lesson counts", "see forward")
+        return
+    W = tuple(m.to(run.device) for m in full_weights(D))
+    mine = tuple(m.requires_grad_() for m in shard(W, H, run.rank, run.world))
+    X = inputs(T, D).to(run.device).requires_grad_()
+    Y, fwd = measure.collectives(lambda: tp_attention(X, mine, d))
+    run.expect("forward", "forward: one all-reduce (g), as the lesson counts", fwd.counts == LESSON_FORWARD,
+               f"counted {fwd.counts}, lesson {LESSON_FORWARD}; {[(c.op, c.shape) for c in fwd.calls]}")
+    _, bwd = measure.collectives(lambda: Y.sum().backward())
+    run.expect("backward", "backward: one all-reduce (f), as the lesson counts", bwd.counts == LESSON_BACKWARD,
+               f"counted {bwd.counts}, lesson {LESSON_BACKWARD}")
+    payload = fwd.calls[0].nbytes if fwd.calls else 0
+    run.info(f"the forward all-reduce carries the whole (T, D) = ({T}, {D}) output: {payload} bytes per rank")
+
+
+@companion.section("plan", "PyTorch's TP API: ColwiseParallel for wq, wk, wv and RowwiseParallel for wo")
+def plan(run):
+    T, D, H, d = sizes(run)
+    titles = {"output": "parallelize_module's output and input gradient equal the unsplit ones",
+              "grads": "its sharded weight gradients are the blocks of the full ones",
+              "counts": "CommDebugMode: forward {all_reduce: 1}, backward {all_reduce: 3}"}
+    if H % run.world:
+        for key, title in titles.items():
+            run.skip(key, title, f"{H} heads do not divide over {run.world} ranks")
+        return
+    W = tuple(m.to(run.device) for m in full_weights(D))
+    X = inputs(T, D).to(run.device)
+    Xf = X.clone().requires_grad_()
+    full = tuple(m.clone().requires_grad_() for m in W)
+    expected = reference_attention(Xf, full, H)
+    expected.sum().backward()
+    model = dtensor_attention(run.device, run.world, W, d)
+    Xt = X.clone().requires_grad_()
+    Y, fwd = measure.collectives(lambda: model(Xt))
+    _, bwd = measure.collectives(lambda: Y.sum().backward())
+    ok1, d1 = compare(Y, expected.detach())
+    ok2, d2 = compare(Xt.grad, Xf.grad)
+    run.expect("output", titles["output"], ok1 and ok2, f"output: {d1}; dX: {d2}")
+    # nn.Linear keeps weight as W.T: ColwiseParallel shards its rows (W's columns), RowwiseParallel
+    # its columns (W's rows), so rank i's local gradient is its block of dW, transposed.
+    cols = block(D, run.rank, run.world)
+    wants = {"wq": full[0].grad[:, cols], "wk": full[1].grad[:, cols], "wv": full[2].grad[:, cols],
+             "wo": full[3].grad[cols, :]}
+    oks = [compare(getattr(model, name).weight.grad.to_local(), want.T) for name, want in wants.items()]
+    run.expect("grads", titles["grads"], all(ok for ok, _ in oks), "; ".join(det for _, det in oks))
+    run.expect("counts", titles["counts"], fwd.counts == PLAN_FORWARD and bwd.counts == PLAN_BACKWARD,
+               f"forward {fwd.counts}, backward {bwd.counts}; the lesson's Megatron-LM block: "
+               f"forward {LESSON_FORWARD}, backward {LESSON_BACKWARD} (Q, K, V fused)")
+
+
+@companion.section("memory", "Weight memory per rank: 1/N of the block's weights")
+def memory(run):
+    T, D, H, d = sizes(run)
+    title = "each rank stores 1/N of Wq, Wk, Wv, Wo"
+    if not divides(run, H, "weights", title):
+        return
+    W = full_weights(D)
+    full_bytes = measure.storage_bytes(*W)
+    mine = measure.storage_bytes(*shard(W, H, run.rank, run.world))
+    run.expect("weights", title, mine * run.world == full_bytes,
+               f"rank {run.rank}: {mine} bytes of {full_bytes} ({mine / full_bytes:.3f} = 1/{run.world})")
