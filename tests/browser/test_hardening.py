@@ -71,7 +71,7 @@ def test_case_in_the_browser(case, session_page, set_code, run_checks, editor_te
     assert state == ("passed" if expected_pass else "failed"), text
     # The learner's code is untouched: in the editor, and saved.
     assert editor_text(page).strip() == case.source.strip()
-    saved = page.evaluate("JSON.parse(localStorage.getItem('tp-course:lesson:tp-mlp')).code")
+    saved = page.evaluate("JSON.parse(localStorage.getItem('tp-course:/:lesson:tp-mlp')).code")
     assert saved.strip() == case.source.strip()
     assert page.errors == [], page.errors
 

@@ -198,7 +198,7 @@ def test_unedited_starter_follows_a_new_starter_silently(lesson_page, editor_tex
     page = lesson_page
     old = "def gelu(x):\n    raise NotImplementedError\n"
     page.evaluate("([k, v]) => localStorage.setItem(k, v)",
-                  ["tp-course:lesson:tp-mlp", json.dumps({"code": old, "starter": old})])
+                  ["tp-course:/:lesson:tp-mlp", json.dumps({"code": old, "starter": old})])
     page.reload()
     page.wait_for_selector("#editor .cm-line")
     assert page.locator("#notice").is_hidden()
@@ -209,7 +209,7 @@ def test_a_changed_starter_is_announced_and_offered(lesson_page, editor_text, sc
     page = lesson_page
     mine = "def gelu(x):\n    return x  # mine\n"
     page.evaluate("([k, v]) => localStorage.setItem(k, v)",
-                  ["tp-course:lesson:tp-mlp", json.dumps({"code": mine, "starter": "an older starter"})])
+                  ["tp-course:/:lesson:tp-mlp", json.dumps({"code": mine, "starter": "an older starter"})])
     page.reload()
     notice = page.locator("#notice")
     notice.wait_for()

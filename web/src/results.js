@@ -29,15 +29,10 @@ export class Results {
   show(report) {
     this.clear();
     const lang = this.lang();
-    // A failure whose message repeats an earlier one is listed under it, not told again: the
-    // untouched starter fails every check with the same NotImplementedError.
+    // A failure whose message repeats an earlier one is not told again: its item keeps one
+    // line pointing up (the untouched starter fails every check with the same error).
     const firstWith = new Map();
     for (const check of report.checks) {
-      const same = check.status !== "passed" && check.message && firstWith.get(check.message);
-      if (same) {
-        same.push(check);
-        continue;
-      }
       const item = this.item(check.id);
       item.dataset.status = check.status;
       item.querySelector(".check-title").textContent = check.title;
@@ -45,13 +40,20 @@ export class Results {
       const message = item.querySelector(".check-message");
       message.textContent = check.status === "passed" ? "" : check.message || "";
       message.hidden = !message.textContent;
-      if (check.status !== "passed") {
-        if (check.hints?.length) item.append(hintSteps(check.hints, lang));
-        if (check.message) firstWith.set(check.message, Object.assign([], { item }));
+      if (check.status === "passed" || !check.message) continue;
+      const first = firstWith.get(check.message);
+      if (first) {
+        first.count += 1;
+        message.hidden = true;
+        item.classList.add("same");
+        item.append(note("check-same", uiText(lang, "sameAs", { title: first.title })));
+        continue;
       }
+      firstWith.set(check.message, { item, title: check.title, count: 0 });
+      if (check.hints?.length) item.append(hintSteps(check.hints, lang));
     }
-    for (const group of firstWith.values()) {
-      if (group.length) group.item.append(sameFailures(group, lang));
+    for (const { item, count } of firstWith.values()) {
+      if (count) item.querySelector(".check-message").after(note("check-repeats", uiText(lang, "repeats", { count })));
     }
     // Bring the first check that needs the learner's attention into view.
     const first = this.list.querySelector('.check:not([data-status="passed"])');
@@ -76,29 +78,19 @@ export class Results {
   }
 }
 
-/** The checks that failed with the same message, as one folded list under the first. */
-function sameFailures(checks, lang) {
-  const details = document.createElement("details");
-  details.className = "same-failures";
-  const summary = document.createElement("summary");
-  summary.textContent = uiText(lang, "sameFailure", { count: checks.length });
-  const list = document.createElement("ul");
-  for (const check of checks) {
-    const li = document.createElement("li");
-    li.dataset.check = check.id;
-    li.dataset.status = check.status;
-    li.textContent = check.title;
-    list.append(li);
-  }
-  details.append(summary, list);
-  return details;
+function note(className, text) {
+  const p = document.createElement("p");
+  p.className = className;
+  p.textContent = text;
+  return p;
 }
 
 /** Graded hints: one button opens the next step; steps stay open once shown. */
 function hintSteps(steps, lang) {
   const box = document.createElement("div");
   box.className = "hints";
-  const list = document.createElement("ol");
+  // Paragraphs, not list items: the results list holds one item per check and nothing else.
+  const list = document.createElement("div");
   list.className = "hint-steps";
   const button = document.createElement("button");
   button.type = "button";
@@ -110,16 +102,16 @@ function hintSteps(steps, lang) {
     button.hidden = shown === steps.length;
   };
   button.addEventListener("click", () => {
-    const li = document.createElement("li");
-    li.textContent = steps[list.children.length];
-    li.setAttribute("aria-label", uiText(lang, "hintStep", { step: list.children.length + 1, total: steps.length })
-      + ": " + li.textContent);
-    list.append(li);
+    const step = document.createElement("p");
+    const number = document.createElement("strong");
+    number.textContent = uiText(lang, "hintStep", { step: list.children.length + 1, total: steps.length }) + ": ";
+    step.append(number, steps[list.children.length]);
+    list.append(step);
     label();
     // The button disappears after the last step: keep the keyboard near what was just opened.
     if (button.hidden) {
-      li.tabIndex = -1;
-      li.focus();
+      step.tabIndex = -1;
+      step.focus();
     }
   });
   label();

@@ -1,0 +1,258 @@
+"""The learner's course in real Chromium: progress on the home page, next-lesson links, the
+page fully in Polish with Polish grader messages, graded hints, folded repeated failures, the
+stale-run note, the failing line marked in the editor, keyboard and screen-reader behaviour,
+download/upload, the phone layout, the dark theme and the file:// notice.
+
+These do not depend on cross-origin isolation (test_lesson_page.py covers both modes), so they
+run once, on the isolated site."""
+from __future__ import annotations
+
+import re
+import shutil
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, RUN_TIMEOUT_MS
+
+sys.path.insert(0, str(ROOT / "tools"))
+from sitebuild.serve import serve_in_thread  # noqa: E402
+
+LESSONS = sorted((tomllib.loads((p / "lesson.toml").read_text())["order"], p.name)
+                 for p in (ROOT / "lessons").iterdir() if (p / "lesson.toml").is_file())
+TP_MLP = ROOT / "lessons" / "tp-mlp"
+REFERENCE = (TP_MLP / "reference.py").read_text()
+STARTER = (TP_MLP / "starter.py").read_text()
+
+
+@pytest.fixture(autouse=True)
+def isolated_only(isolation):
+    if isolation != "isolated":
+        pytest.skip("the course shell does not depend on isolation")
+
+
+@pytest.fixture
+def order(built_site):
+    """The lessons of the built site in course order (lesson.toml's `order`)."""
+    return [slug for _, slug in LESSONS if (built_site / "lessons" / slug).is_dir()]
+
+
+def test_home_page_shows_progress_and_the_way_on(page, site_url, python_ready, set_code,
+                                                  run_checks, screenshot, order):
+    page.goto(site_url + "index.html")
+    items = page.locator(".lesson-list > li")
+    assert [items.nth(i).get_attribute("data-lesson-id") for i in range(items.count())] == order
+    assert {items.nth(i).get_attribute("data-state") for i in range(items.count())} == {"new"}
+    assert page.locator("#continue a").inner_text().startswith("Start: ")
+
+    page.goto(site_url + "lessons/tp-mlp/index.html")
+    nav = page.get_by_role("navigation", name="Lessons")
+    assert nav.get_by_role("link").first.get_attribute("href") == f"../{order[1]}/index.html"
+    after = page.locator("#next-after-pass")
+    assert after.is_hidden()
+    set_code(page, "# started\n" + STARTER)
+    page.goto(site_url + "index.html")
+    assert page.locator('[data-lesson-id="tp-mlp"]').get_attribute("data-state") == "started"
+    assert page.locator('[data-lesson-id="tp-mlp"] .lesson-state').inner_text() == "in progress"
+    assert page.locator("#continue a").get_attribute("href") == "lessons/tp-mlp/index.html"
+
+    page.goto(site_url + "lessons/tp-mlp/index.html")
+    python_ready(page)
+    set_code(page, REFERENCE)
+    state, _ = run_checks(page)
+    assert state == "passed"
+    assert after.is_visible()
+    assert after.get_by_role("link").get_attribute("href") == f"../{order[1]}/index.html"
+    page.reload()
+    assert page.locator("#next-after-pass").is_visible()  # progress survives a reload
+    page.goto(site_url + "index.html")
+    assert page.locator('[data-lesson-id="tp-mlp"] .lesson-state').inner_text() == "passed"
+    assert page.locator("#continue a").get_attribute("href") == f"lessons/{order[1]}/index.html"
+    assert page.errors == []
+    screenshot(page, "course-home")
+
+
+def test_polish_all_the_way(page, site_url, python_ready, screenshot):
+    page.goto(site_url + "lessons/tp-mlp/index.html")
+    page.locator('[data-lang-choice="pl"]').click()
+    assert page.evaluate("document.documentElement.lang") == "pl"
+    for name in ("Uruchom", "Zatrzymaj", "Od nowa", "Pobierz swój solution.py",
+                 "Wczytaj plik solution.py do edytora"):
+        assert page.get_by_role("button", name=name, exact=True).count() == 1, name
+    # No English prose is shown: every visible language block is Polish.
+    shown = page.evaluate("""() => [...document.querySelectorAll('.lang-block')]
+        .filter(e => e.offsetParent !== null).map(e => e.dataset.lang)""")
+    assert shown and set(shown) == {"pl"}
+    prose = page.locator("#prose").inner_text()
+    assert "Kolumny" in prose and "Why not split" not in prose and "What you will write" not in prose
+    python_ready(page)
+    page.get_by_role("button", name="Uruchom", exact=True).click()
+    status = page.get_by_role("status", name="Stan sprawdzania")
+    page.wait_for_selector("#run-status[data-state=failed]", timeout=RUN_TIMEOUT_MS)
+    state, text = status.get_attribute("data-state"), status.inner_text()
+    assert state == "failed" and text.startswith("Zaliczone sprawdzenia: 1 z ")
+    first = page.locator('.check[data-check="test_gelu::test_python_floats"]')
+    assert "gelu działa na zwykłych liczbach Pythona" in first.locator(".check-title").inner_text()
+    assert "zgłoszono wyjątek NotImplementedError w wierszu 11" in first.locator(".check-message").inner_text()
+    assert page.errors == []
+    screenshot(page, "course-polish")
+
+
+def test_hints_open_one_step_at_a_time_and_repeats_fold(page, site_url, python_ready, run_checks):
+    page.goto(site_url + "lessons/tp-mlp/index.html")
+    python_ready(page)
+    run_checks(page)
+    checks = page.locator("#results > .check")
+    total = checks.count()
+    first = checks.nth(1)
+    assert first.locator(".check-message").is_visible()
+    repeats = first.locator(".check-repeats").inner_text()
+    folded = page.locator("#results > .check.same")
+    # Every check still has its item; the repeats show one line, not the traceback again.
+    assert folded.count() >= 20 and folded.count() < total
+    assert re.fullmatch(r"\d+ more checks below failed with this same message\.", repeats)
+    assert folded.first.locator(".check-message").is_hidden()
+    # The starter raises in three functions: three tracebacks shown, not one per check (28).
+    shown = page.locator("#results .check-message:visible")
+    assert shown.count() == 3, [shown.nth(i).inner_text()[:40] for i in range(shown.count())]
+    assert "Same message as" in folded.first.locator(".check-same").inner_text()
+    button = first.get_by_role("button", name=re.compile("Show a hint"))
+    button.click()
+    steps = first.locator(".hint-steps p")
+    assert steps.count() == 1 and "numpy" in steps.first.inner_text()
+    first.get_by_role("button", name=re.compile(r"Next hint \(step 2 of 3\)")).click()
+    assert steps.count() == 2
+    first.get_by_role("button", name=re.compile(r"Next hint \(step 3 of 3\)")).click()
+    assert steps.count() == 3 and first.locator(".hint-button").is_hidden()
+
+
+def test_stale_note_and_the_failing_line_in_the_editor(page, site_url, python_ready, set_code,
+                                                        run_checks):
+    page.goto(site_url + "lessons/tp-mlp/index.html")
+    python_ready(page)
+    run_checks(page)
+    stale = page.locator("#stale-note")
+    assert stale.is_hidden()
+    marked = page.locator(".cm-lintRange-error")
+    assert marked.count() >= 1 and "raise NotImplementedError" in marked.first.inner_text()
+    page.locator(".cm-content").focus()
+    page.keyboard.press("ControlOrMeta+End")
+    page.keyboard.type("# edited")
+    assert stale.is_visible() and "changed since this run" in stale.inner_text()
+    # A syntax error is marked on its own line.
+    set_code(page, "import numpy as np\n\ndef gelu(x):\n    return (x\n")
+    run_checks(page)
+    assert page.locator(".cm-lintRange-error").count() == 1
+    line = page.evaluate("""() => {
+        const mark = document.querySelector('.cm-lintRange-error');
+        const lines = [...document.querySelectorAll('.cm-line')];
+        return lines.findIndex(l => l.contains(mark)) + 1; }""")
+    assert line == 4
+
+
+def test_keyboard_skip_link_focus_and_announcements(page, site_url, python_ready):
+    page.goto(site_url + "lessons/tp-mlp/index.html")
+    python_ready(page)
+    page.keyboard.press("Tab")
+    skip = page.locator(":focus")
+    assert skip.inner_text() == "Skip to the editor"
+    page.keyboard.press("Enter")
+    assert page.evaluate("document.activeElement.classList.contains('cm-content')")
+    assert "press Esc, then Tab" in page.locator("#editor-help").inner_text()
+    # Announcements: the status region changes when the run starts and when it ends.
+    page.evaluate("""() => { window.said = [];
+        new MutationObserver(() => window.said.push(document.getElementById('run-status').textContent))
+          .observe(document.getElementById('run-status'), {childList: true, characterData: true, subtree: true}); }""")
+    page.locator("#run").focus()
+    page.keyboard.press("Enter")
+    assert page.evaluate("document.activeElement.id") == "run"
+    page.wait_for_selector("#run-status[data-state=failed]", timeout=RUN_TIMEOUT_MS)
+    assert page.evaluate("document.activeElement.id") == "run"
+    said = page.evaluate("window.said")
+    assert said == ["Running the checks…", said[-1]] and "checks passed" in said[-1], said
+    # The scrolling panels can be reached from the keyboard.
+    assert page.locator("#workbench").get_attribute("tabindex") == "0"
+
+
+def test_download_and_upload(page, site_url, tmp_path, editor_text):
+    page.goto(site_url + "lessons/tp-mlp/index.html")
+    with page.expect_download() as info:
+        page.get_by_role("button", name="Download your solution.py").click()
+    download = info.value
+    assert download.suggested_filename == "solution.py"
+    assert Path(download.path()).read_text() == STARTER
+    mine = tmp_path / "mine.py"
+    mine.write_text("# uploaded\n" + STARTER)
+    page.locator("#upload-file").set_input_files(str(mine))
+    page.wait_for_function("document.getElementById('notice').textContent.includes('mine.py')")
+    assert editor_text(page).startswith("# uploaded\n")
+
+
+def test_phone_layout_read_and_code(browser, site_url, screenshot):
+    context = browser.new_context(viewport={"width": 390, "height": 844}, service_workers="block")
+    page = context.new_page()
+    page.goto(site_url + "lessons/tp-mlp/index.html")
+    assert page.locator("#workbench").is_hidden() and page.locator("#prose").is_visible()
+    page.get_by_role("button", name="Code", exact=True).click()
+    assert page.locator("#prose").is_hidden()
+    assert page.locator(".cm-editor").bounding_box()["y"] < 844
+    page.mouse.wheel(0, 3000)
+    run = page.locator("#run").bounding_box()
+    assert 0 <= run["y"] < 844, run  # the toolbar stays in view
+    screenshot(page, "course-phone")
+    page.get_by_role("button", name="Read", exact=True).click()
+    assert page.locator("#prose").is_visible()
+    # A formula wider than the phone scrolls inside its own box.
+    wide = page.evaluate("""() => [...document.querySelectorAll('.prose .katex-display')]
+        .filter(e => e.offsetParent && e.scrollWidth > e.clientWidth).length""")
+    assert wide >= 1
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    context.close()
+
+
+def test_dark_theme_editor_included(browser, site_url):
+    context = browser.new_context(color_scheme="dark", service_workers="block")
+    page = context.new_page()
+    page.goto(site_url + "lessons/tp-mlp/index.html")
+    def luminance(selector):
+        rgb = page.evaluate(f"getComputedStyle(document.querySelector('{selector}')).backgroundColor")
+        r, g, b = (int(v) for v in re.findall(r"\d+", rgb)[:3])
+        return (r + g + b) / 3
+    assert luminance("body") < 60 and luminance(".cm-editor") < 60
+    context.close()
+
+
+def test_file_url_says_how_to_serve(browser, built_site):
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto((built_site / "lessons" / "tp-mlp" / "index.html").as_uri())
+    notice = page.locator("#file-protocol")
+    notice.wait_for(state="visible")
+    assert "python3 -m http.server 8000" in notice.inner_text()
+    context.close()
+
+
+def test_two_copies_on_one_origin_share_nothing(browser, built_site, tmp_path, set_code):
+    root = tmp_path / "origin"
+    root.mkdir()
+    for name in ("course", "other-course"):
+        (root / name).symlink_to(built_site, target_is_directory=True)
+    server, url = serve_in_thread(root, isolated=True)
+    try:
+        context = browser.new_context(service_workers="block")
+        page = context.new_page()
+        page.goto(url + "course/lessons/tp-mlp/index.html")
+        page.locator('[data-lang-choice="pl"]').click()
+        set_code(page, "# only in /course/\n" + STARTER)
+        page.goto(url + "other-course/lessons/tp-mlp/index.html")
+        assert page.evaluate("document.documentElement.lang") == "en"
+        assert "only in /course/" not in page.locator(".cm-content").inner_text()
+        page.goto(url + "course/lessons/tp-mlp/index.html")
+        assert page.evaluate("document.documentElement.lang") == "pl"
+        assert "only in /course/" in page.locator(".cm-content").inner_text()
+        context.close()
+    finally:
+        server.shutdown()
+        server.server_close()
