@@ -288,6 +288,8 @@ def expect_close(c: Call, expected, *, rtol: float, atol: float, mistakes=(),
     Returns the learner's value (that part, with `part=`) with arrays as float64 arrays."""
     what = what or c.text()
     path = () if part is None else part if isinstance(part, tuple) else (part,)
+    for key in reversed(path):  # `labels` are the part's: nest them under its path
+        labels = {key: labels}
     got = _select(c, c.got, path, what)
     exp = _tree(expected)
     scale = _largest(exp)
