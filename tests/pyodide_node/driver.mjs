@@ -8,6 +8,10 @@
 //       solutions: [{name, source}], repeat, prepare, calls}
 // Prints one JSON line per event: {"ready": ms}, then {"name", "run", "ms", "report"} per grade,
 // then, when `calls` is given, {"name", "calls": run_calls result} per solution.
+// A batch job grades several lessons in one Pyodide instead: JOB has
+//   lessons: [{id, files: [[relative path, host path], ...], solutions: [{name, source}]}]
+// (the files the build ships) in place of lesson_dir/solutions, and prints
+// {"lesson", "name", "report"} per grade.
 import { createRequire } from "node:module";
 import fs from "node:fs";
 import path from "node:path";
@@ -44,9 +48,11 @@ function copyTree(hostDir, fsDir, keep) {
   }
 }
 copyTree(job.engine_dir, "/home/pyodide/lessonkit", (name) => name.endsWith(".py"));
-const lessonDir = "/home/pyodide/lessons/" + path.basename(job.lesson_dir);
-copyTree(job.lesson_dir, lessonDir,
-  (name, isDir) => (isDir ? name === "checks" : ["lesson.toml", "starter.py"].includes(name)));
+const lessonDir = job.lesson_dir && "/home/pyodide/lessons/" + path.basename(job.lesson_dir);
+if (job.lesson_dir) {
+  copyTree(job.lesson_dir, lessonDir,
+    (name, isDir) => (isDir ? name === "checks" : ["lesson.toml", "starter.py"].includes(name)));
+}
 
 // The watchdog thread: writes SIGALRM into the interrupt buffer when a check's time is up.
 const interrupt = new Int32Array(new SharedArrayBuffer(4));
@@ -81,6 +87,22 @@ sys.dont_write_bytecode = True
 from lessonkit import browser
 `);
 const browser = pyodide.pyimport("lessonkit.browser");
+if (job.lessons) {
+  console.log(JSON.stringify({ ready: performance.now() - t0 }));
+  for (const lesson of job.lessons) {
+    const dir = "/home/pyodide/lessons/" + lesson.id;
+    for (const [rel, host] of lesson.files) {
+      pyodide.FS.mkdirTree(path.posix.dirname(dir + "/" + rel));
+      pyodide.FS.writeFile(dir + "/" + rel, fs.readFileSync(host));
+    }
+    for (const { name, source } of lesson.solutions) {
+      const report = browser.grade_json(dir, source, "[]", onEvent);
+      console.log(JSON.stringify({ lesson: lesson.id, name, report: JSON.parse(report) }));
+    }
+  }
+  await watchdog.terminate();
+  process.exit(0);
+}
 if (job.prepare) browser.prepare(lessonDir);
 console.log(JSON.stringify({ ready: performance.now() - t0 }));
 

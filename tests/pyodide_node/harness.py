@@ -39,6 +39,19 @@ def core_dir() -> Path | None:
     return None
 
 
+def grade_lessons_in_pyodide(lessons: list[dict], timeout: float = 900) -> list[dict]:
+    """Grade many lessons' solutions in one Node process (one Pyodide start for all).
+    `lessons`: [{"id", "files": [(relative path, host path)], "solutions": {name: source}}].
+    Returns [{"lesson", "name", "report"}]."""
+    job = {
+        **_inputs(),
+        "lessons": [{"id": l["id"], "files": [[str(r), str(h)] for r, h in l["files"]],
+                     "solutions": [{"name": k, "source": v} for k, v in l["solutions"].items()]}
+                    for l in lessons],
+    }
+    return _run(job, timeout)[1:]
+
+
 def grade_in_pyodide(lesson_dir: Path, solutions: dict[str, str], *, repeat: int = 1,
                      prepare: bool = False, calls: list | None = None,
                      timeout: float = 300) -> tuple[float, list[dict]]:
@@ -47,12 +60,21 @@ def grade_in_pyodide(lesson_dir: Path, solutions: dict[str, str], *, repeat: int
 
     Returns (seconds until ready, [{"name", "run", "ms", "report"} or {"name", "calls"}])."""
     job = {
-        "core_dir": str(core_dir()), "numpy_wheel": str(VENDOR / NUMPY_WHEEL),
-        "wheels": [str(VENDOR / w) for w in PURE_WHEELS],
-        "engine_dir": str(REPO / "py" / "lessonkit"), "lesson_dir": str(lesson_dir),
+        **_inputs(), "lesson_dir": str(lesson_dir),
         "solutions": [{"name": k, "source": v} for k, v in solutions.items()],
         "repeat": repeat, "prepare": prepare, "calls": calls,
     }
+    ready, *results = _run(job, timeout)
+    return ready["ready"] / 1000, results
+
+
+def _inputs() -> dict:
+    return {"core_dir": str(core_dir()), "numpy_wheel": str(VENDOR / NUMPY_WHEEL),
+            "wheels": [str(VENDOR / w) for w in PURE_WHEELS],
+            "engine_dir": str(REPO / "py" / "lessonkit")}
+
+
+def _run(job: dict, timeout: float) -> list[dict]:
     with tempfile.TemporaryDirectory() as tmp:
         job_path = Path(tmp) / "job.json"
         job_path.write_text(json.dumps(job))
@@ -65,5 +87,4 @@ def grade_in_pyodide(lesson_dir: Path, solutions: dict[str, str], *, repeat: int
             raise RuntimeError(f"node driver timed out after {timeout} s; finished: {done}")
     if run.returncode != 0:
         raise RuntimeError(f"node driver failed ({run.returncode}):\n{run.stderr[-4000:]}")
-    lines = [json.loads(line) for line in run.stdout.splitlines() if line.startswith("{")]
-    return lines[0]["ready"] / 1000, lines[1:]
+    return [json.loads(line) for line in run.stdout.splitlines() if line.startswith("{")]

@@ -1,0 +1,150 @@
+"""Every lesson's page in the real browser: it renders and loads Python with no console
+errors, and every widget it declares mounts and reacts to an edit. The minimal widget of
+docs/widgets.md, added to a scaffolded lesson, mounts, recomputes and runs the learner's code.
+One isolation mode (cross-origin isolated): both modes are the hardening suites' business."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from lessonkit import load_lesson
+from lessonkit.scaffold import new_lesson
+from sitebuild.serve import serve_in_thread
+from sitebuild.testing import build_site, shared_site
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
+SHOTS = ROOT / "artifacts" / "screenshots"
+READY_MS = 120_000
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"{CHROMIUM} is not installed (tools/setup.sh test installs it)")
+    with playwright_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+def serve(site: Path):
+    server, url = serve_in_thread(site, isolated=True)
+    return server, url
+
+
+@pytest.fixture(scope="module")
+def site_url(tmp_path_factory):
+    server, url = serve(shared_site(tmp_path_factory))
+    yield url
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="module")
+def context(browser):
+    """One context for the module: every page after the first loads warm from its cache."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    yield context
+    context.close()
+
+
+def open_page(context, url: str):
+    page = context.new_page()
+    page.errors = []
+    page.on("pageerror", lambda e: page.errors.append(f"pageerror: {e}"))
+    page.on("console", lambda m: m.type == "error" and page.errors.append(f"console: {m.text}"))
+    page.goto(url)
+    page.wait_for_selector("#python-progress[data-state=ready]", timeout=READY_MS)
+    return page
+
+
+def edit(control) -> None:
+    """Change one input of a widget the way a learner would."""
+    tag = control.evaluate("e => e.tagName.toLowerCase()")
+    if tag == "select":
+        values = control.evaluate("e => [...e.options].map(o => o.value)")
+        current = control.input_value()
+        control.select_option(next(v for v in values if v != current))
+    elif control.get_attribute("type") in ("checkbox", "radio"):
+        control.check() if not control.is_checked() else control.uncheck()
+    else:
+        control.fill(str(float(control.input_value() or 0) + 1.5)
+                     if re.fullmatch(r"[-+]?\d*\.?\d+", control.input_value() or "0") else "2.5")
+
+
+def test_the_page_renders_loads_python_and_every_widget_reacts(context, site_url, lesson_dir):
+    lesson = load_lesson(lesson_dir)
+    page = open_page(context, f"{site_url}lessons/{lesson.id}/index.html")
+    assert page.locator("main .katex").count() > 0 or "$" not in (lesson_dir / "lesson.md").read_text()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"lesson-{lesson.id}.png"), full_page=True)
+    for name in lesson.widgets:
+        widget = page.locator(f'.widget[data-lesson="{lesson.id}"][data-widget="{name}"]').first
+        widget.scroll_into_view_if_needed()
+        assert widget.locator("*").count() > 0, f"widget {name} rendered nothing"
+        assert "failed to start" not in widget.inner_text() and "missing from this build" not in widget.inner_text()
+        controls = widget.locator("input:not([type=hidden]):not([disabled]), select:not([disabled])")
+        assert controls.count() > 0, f"widget {name} has nothing to edit"
+        before = widget.inner_text()
+        edit(controls.first)
+        page.wait_for_function("([el, before]) => el.innerText !== before",
+                               arg=[widget.element_handle(), before], timeout=5000)
+        widget.screenshot(path=str(SHOTS / f"widget-{lesson.id}-{name}.png"))
+    assert page.errors == []
+    page.close()
+
+
+def docs_widget() -> str:
+    """The minimal widget's code, as docs/widgets.md shows it."""
+    text = (ROOT / "docs" / "widgets.md").read_text(encoding="utf-8")
+    section = text.split("## A minimal widget", 1)[1]
+    return re.search(r"```js\n(.*?)```", section, re.S).group(1)
+
+
+@pytest.fixture(scope="module")
+def docs_site(tmp_path_factory):
+    """A site of one scaffolded lesson with the docs' widget added as docs/widgets.md says."""
+    lessons = tmp_path_factory.mktemp("docs-lessons")
+    folder = new_lesson(lessons, "demo-lesson")
+    (folder / "widgets").mkdir()
+    (folder / "widgets" / "doubler.js").write_text(docs_widget())
+    toml = folder / "lesson.toml"
+    toml.write_text(toml.read_text().replace("widgets = []", 'widgets = ["doubler"]'))
+    md = folder / "lesson.md"
+    md.write_text(md.read_text().replace("<!-- {{ widget: doubler }} -->", "{{ widget: doubler }}"))
+    out = tmp_path_factory.mktemp("docs-site") / "dist"
+    proc = build_site(out, lessons)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    server, url = serve(out)
+    yield url
+    server.shutdown()
+    server.server_close()
+
+
+def test_the_docs_minimal_widget_mounts_recomputes_and_runs_the_learners_code(context, docs_site):
+    page = open_page(context, f"{docs_site}lessons/demo-lesson/index.html")
+    widget = page.locator('[data-widget="doubler"]')
+    assert widget.get_by_test_id("result").inner_text() == "2x = (2, 4, 6, 8)"
+    widget.get_by_label("x[0]").fill("5")
+    assert widget.get_by_test_id("result").inner_text() == "2x = (10, 4, 6, 8)"
+    widget.get_by_label("x[1]").fill("oops")
+    assert "is not a number" in widget.inner_text()
+    widget.get_by_label("x[1]").fill("2")
+    page.locator(".cm-content").focus()
+    page.keyboard.press("ControlOrMeta+a")
+    page.keyboard.press("Delete")
+    page.keyboard.insert_text("import numpy as np\n\ndef double(x):\n    return 3 * np.asarray(x)\n")
+    widget.get_by_role("button", name="Try with my code").click()
+    page.wait_for_function("el => el.innerText.includes('Your double')",
+                           arg=widget.get_by_test_id("yours").element_handle(), timeout=60_000)
+    assert widget.get_by_test_id("yours").inner_text() == "Your double: (15, 6, 9, 12)"
+    widget.screenshot(path=str(SHOTS / "widget-docs-doubler.png"))
+    assert page.errors == []
