@@ -74,3 +74,29 @@ def test_check_patterns_treat_only_the_star_as_special():
     assert mutate.matches("forward/fp32", ["forward/*"])
     assert not mutate.matches("forward/fp32", ["forward/fp3?"])
     assert mutate.matches("a/[x]", ["a/[x]"])
+
+
+TOY = '''"""A toy companion for the harness's own test."""
+from companionkit import Companion
+
+companion = Companion(__name__, lesson="toy")
+
+
+@companion.section("s", "toy")
+def s(run):
+    value = 1
+    run.expect("one", "one is one", value == 1, f"value {value}")
+'''
+
+
+@pytest.mark.slow
+def test_a_copy_whose_processes_die_is_reported_and_the_next_copies_still_run(tmp_path):
+    library = tmp_path / "toy_lib.py"
+    library.write_text(TOY)
+    wrong = mutate.Mutation("two", "toy_lib.py", "    value = 1\n", "    value = 2\n", ["s/one"], [], 1)
+    dies = mutate.Mutation("rank 1 dies", "toy_lib.py", "    value = 1\n",
+                           "    value = 1\n    if run.rank == 1:\n        import os\n        os._exit(3)\n", ["s/one"], [], 2)
+    unbroken, first, crashed, after = mutate.run(library, [wrong, dies, wrong], {"timeout_s": 30})
+    assert [c["status"] for c in unbroken["checks"]] == ["PASS"]
+    assert mutate.verdict(wrong, first) is None and mutate.verdict(wrong, after) is None
+    assert "the processes died while it ran" in mutate.verdict(dies, crashed)
