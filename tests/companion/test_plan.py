@@ -85,3 +85,14 @@ def test_a_lone_gpu_runs_the_local_sections_alone_in_this_process(monkeypatch, c
     assert all(c["status"] == "PASS" for c in report["checks"]), report["checks"]
     assert "ONE GPU (stand-in)" in capsys.readouterr().out
     assert "1 CPU" in results.summary()
+
+
+def test_the_prepared_gpu_command_uses_torchrun_for_two_gpus_and_the_notebook_plan_for_one(tmp_path):
+    from companionkit import gpu_runs
+
+    lesson, companion = next(gpu_runs.companions(["tp-mlp"]))
+    many = gpu_runs.command(lesson, companion, 4, tmp_path / "r.json")
+    assert many[1:5] == ["-m", "torch.distributed.run", "--standalone", "--nproc_per_node=4"]
+    assert many[5].endswith("tp_mlp_check.py") and many[-2:] == ["--device-report", str(tmp_path / "r.json")]
+    one = gpu_runs.command(lesson, companion, 1, tmp_path / "r.json")
+    assert one[1] == "-c" and "ck.run_all(lib.companion)" in one[2]
