@@ -82,6 +82,9 @@ class Lesson:
     check_files: list[Path]
     reference: Path | None = None
     wrong: list[WrongSolution] = field(default_factory=list)
+    # The model solution is offered after passing, or after this many failed runs (0: only
+    # after passing); see docs/threat-model.md for what shipping it means.
+    solution_after_failed_runs: int = 0
 
     def function(self, name: str) -> Function:
         for f in self.functions:
@@ -95,7 +98,7 @@ _TOP_KEYS = {
     "id": (str, True), "title": (str, True), "summary": (str, True), "order": (int, True),
     "languages": (list, True), "packages": (list, False), "widgets": (list, False),
     "limits": (dict, False), "functions": (list, True), "companion": (dict, False),
-    "checks": (list, True),
+    "checks": (list, True), "solution_after_failed_runs": (int, False),
 }
 _LIMIT_TYPES = {"check_seconds": (int, float), "total_seconds": (int, float),
                 "output_lines": int, "output_bytes": int, "recursion": int,
@@ -167,7 +170,15 @@ def load_lesson(path) -> Lesson:
         companion=companion, starter=starter, checks_dir=checks_dir, check_files=check_files,
         reference=reference if reference.exists() else None,
         wrong=_wrong_solutions(root / "wrong"),
+        solution_after_failed_runs=_non_negative(data, "solution_after_failed_runs", locate),
     )
+
+
+def _non_negative(data: dict, key: str, locate) -> int:
+    value = data.get(key, 0)
+    if value < 0:
+        raise locate.error(key, f"`{key}` must be 0 or more")
+    return value
 
 
 def missing_companions(lesson: Lesson) -> list[LessonError]:

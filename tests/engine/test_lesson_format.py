@@ -251,3 +251,14 @@ def test_missing_companion_file_located(tmp_path):
     assert "'companion.ipynb'" in message
     (folder / "companion.ipynb").write_text("{}")
     assert not [p for p in check_lesson(folder) if "companion" in p]
+
+
+def test_solution_after_failed_runs(tmp_path):
+    folder = make_lesson(tmp_path, toml=TOY_TOML.replace('order = 9', 'order = 9\nsolution_after_failed_runs = 3'))
+    assert load_lesson(folder).solution_after_failed_runs == 3
+    (folder / "lesson.toml").write_text(TOY_TOML.replace('order = 9', 'order = 9\nsolution_after_failed_runs = -1'))
+    with pytest.raises(LessonError) as info:
+        load_lesson(folder)
+    assert info.value.line == 5 and "0 or more" in info.value.message
+    (folder / "lesson.toml").write_text(TOY_TOML)
+    assert load_lesson(folder).solution_after_failed_runs == 0
