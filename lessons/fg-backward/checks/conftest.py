@@ -211,8 +211,8 @@ RTOL = 2e-5
 
 
 def taken_apart(c: Call, n: int):
-    """The returned value as (dX, [(dA_0, dB_0), ...]) of Python lists, or a failure that says
-    what came back instead. Array conversion and shapes are left to the comparisons."""
+    """Fail, saying what came back, unless the returned value has the form (dX, grads) with n
+    pairs in grads. Array conversion and shapes are left to the comparison."""
     got = c.got
     if got is None:
         fail(_("{call} returned None. Did you forget a `return` statement?\n{inputs}",
@@ -221,8 +221,9 @@ def taken_apart(c: Call, n: int):
         fail(_("{call} should return a pair (dX, grads); it returned {got}.\n{inputs}",
                call=c.text(), got=describe(got), inputs=c.inputs()))
     dX, grads = got
-    if isinstance(dX, (tuple, list)) and len(dX) == n and all(
-            isinstance(p, (tuple, list)) and len(p) == 2 for p in dX):
+    if isinstance(dX, (tuple, list)) and len(dX) == n and all(  # pairs of arrays, not rows
+            isinstance(p, (tuple, list)) and len(p) == 2 and not isinstance(p[0], (int, float))
+            for p in dX):
         fail(_("{call} returned (grads, dX): the pair must be in the order (dX, grads).",
                call=c.text()))
     if not isinstance(grads, (tuple, list)) or len(grads) != n:
@@ -236,48 +237,43 @@ def taken_apart(c: Call, n: int):
         if not isinstance(pair, (tuple, list)) or len(pair) != 2:
             fail(_("grads[{i}] should be GPU {i}'s pair (dA_{i}, dB_{i}); it is {got}.",
                    i=i, got=describe(pair)))
-    return dX, [tuple(p) for p in grads]
 
 
-def scale_of(expected) -> float:
-    dX, grads = expected
-    return max([float(np.max(np.abs(dX)))] +
-               [float(np.max(np.abs(g))) for pair in grads for g in pair if np.size(g)])
+def leaves(tree):
+    """The arrays of a (dX, grads) structure or of one of its parts, in order."""
+    if isinstance(tree, (list, tuple)):
+        return [leaf for item in tree for leaf in leaves(item)]
+    return [np.asarray(tree, dtype=np.float64)]
+
+
+def same_within(alt, want, allowed) -> bool:
+    a, w = leaves(alt), leaves(want)
+    return len(a) == len(w) and all(x.shape == y.shape and bool(np.all(np.abs(x - y) <= allowed))
+                                    for x, y in zip(a, w))
 
 
 def expect_backward(c: Call, expected, mistakes, parts=("dX", "grads")):
-    """Compare the learner's (dX, grads) with `expected`, part by part (dX, then GPU i's dA_i and
-    dB_i), with one tolerance for all: RTOL relative to the largest magnitude of the whole
-    expected result. `parts` limits the comparison to dX or to the weight gradients. A mistake
-    is recognised by its value on the part that is off; mistakes that leave a part right are
-    not offered for it."""
-    dX, grads = taken_apart(c, len(expected[1]))
-    tol = dict(rtol=RTOL, atol=RTOL * max(scale_of(expected), 1e-300))
-    wrong = []
+    """Compare the learner's (dX, grads) with `expected` in one structured comparison, with one
+    tolerance for every part: RTOL relative to the largest magnitude of what is compared.
+    `parts` limits it to dX or to the weight gradients. A mistake that leaves the compared part
+    right (within that tolerance) is not offered as a hint for it."""
+    n = len(expected[1])
+    taken_apart(c, n)
+    grad_labels = [(_("GPU {i}'s dA_{i}", i=i), _("GPU {i}'s dB_{i}", i=i)) for i in range(n)]
+    part, pick, labels = {
+        ("dX",): (0, lambda r: r[0], "dX"),
+        ("grads",): (1, lambda r: r[1], grad_labels),
+        ("dX", "grads"): (None, lambda r: r, ("dX", grad_labels)),
+    }[tuple(parts)]
+    want = pick(expected)
+    allowed = RTOL * max(float(np.max(np.abs(leaf))) for leaf in leaves(want) if leaf.size)
+    offered = []
     for hint, make in mistakes:
-        with np.errstate(all="ignore"):
-            wrong.append((hint, make()))
-    pieces = []
-    if "dX" in parts:
-        pieces.append((_("dX from {call}", call=c.text()), dX, lambda r: r[0]))
-    if "grads" in parts:
-        for i, (dA, dB) in enumerate(grads):
-            pieces.append((_("GPU {i}'s dA_{i} (grads[{i}][0]) from {call}", i=i, call=c.text()),
-                           dA, lambda r, i=i: r[1][i][0]))
-            pieces.append((_("GPU {i}'s dB_{i} (grads[{i}][1]) from {call}", i=i, call=c.text()),
-                           dB, lambda r, i=i: r[1][i][1]))
-    for what, got, pick in pieces:
-        want = pick(expected)
-        offered = [(hint, lambda v=pick(value): v) for hint, value in wrong
-                   if not _near(pick(value), want, tol)]
-        expect_close(Call(c.name, c.args, c.params, got, c.after, c.dtypes), want, **tol,
-                     what=what, mistakes=offered)
-
-
-def _near(a, b, tol):
-    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
-    return a.shape == b.shape and bool(
-        np.all(np.abs(a - b) <= tol["atol"] + tol["rtol"] * np.abs(b)))
+        with np.errstate(all="ignore"):  # a wrong formula may overflow
+            alt = pick(make())
+        if not same_within(alt, want, allowed):
+            offered.append((hint, lambda alt=alt: alt))
+    expect_close(c, want, rtol=RTOL, atol=0.0, part=part, labels=labels, mistakes=offered)
 
 
 @pytest.fixture

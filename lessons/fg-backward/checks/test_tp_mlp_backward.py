@@ -5,10 +5,10 @@ import pytest
 
 from lessonkit.checking import call, expect_unchanged
 
-SIZES = [(3, 4, 8, 2), (1, 8, 16, 4), (16, 64, 256, 8), (7, 32, 128, 1), (5, 4, 8, 8),
-         (16, 64, 256, 2)]
-SIZE_IDS = ["T=3 D=4 F=8 n=2", "T=1 D=8 F=16 n=4", "T=16 D=64 F=256 n=8", "T=7 D=32 F=128 n=1",
-            "T=5 D=4 F=8 n=8", "T=16 D=64 F=256 n=2"]
+SIZES = [(3, 4, 8, 2), (1, 8, 16, 4), (8, 32, 128, 8), (7, 32, 128, 1), (5, 4, 8, 8),
+         (8, 32, 128, 2)]
+SIZE_IDS = ["T=3 D=4 F=8 n=2", "T=1 D=8 F=16 n=4", "T=8 D=32 F=128 n=8", "T=7 D=32 F=128 n=1",
+            "T=5 D=4 F=8 n=8", "T=8 D=32 F=128 n=2"]
 
 
 def random_shards(rng, D, F, n):

@@ -1,4 +1,4 @@
-# catches: test_tp_mlp_backward::test_example_dX, test_tp_mlp_backward::test_dX[T=3 D=4 F=8 n=2], test_tp_mlp_backward::test_dX[T=1 D=8 F=16 n=4], test_tp_mlp_backward::test_dX[T=16 D=64 F=256 n=8], test_tp_mlp_backward::test_dX[T=5 D=4 F=8 n=8], test_tp_mlp_backward::test_dX[T=16 D=64 F=256 n=2], test_tp_mlp_backward::test_single_token[D=4 F=8 n=2], test_tp_mlp_backward::test_single_token[D=3 F=12 n=2], test_tp_mlp_backward::test_batch_of_one, test_tp_mlp_backward::test_quiet_gpu
+# catches: test_tp_mlp_backward::test_example_dX, test_tp_mlp_backward::test_dX[T=3 D=4 F=8 n=2], test_tp_mlp_backward::test_dX[T=1 D=8 F=16 n=4], test_tp_mlp_backward::test_dX[T=8 D=32 F=128 n=8], test_tp_mlp_backward::test_dX[T=5 D=4 F=8 n=8], test_tp_mlp_backward::test_dX[T=8 D=32 F=128 n=2], test_tp_mlp_backward::test_single_token[D=4 F=8 n=2], test_tp_mlp_backward::test_single_token[D=3 F=12 n=2], test_tp_mlp_backward::test_batch_of_one, test_tp_mlp_backward::test_quiet_gpu
 # dX is GPU 0's dX_0 alone: f's backward all-reduce is left out.
 import numpy as np
 
