@@ -1,0 +1,183 @@
+"""The fg-backward page in the real browser: the fg-flow widget shows the lesson's numbers, follows
+every edit and the all-reduce switch (its JavaScript agrees with the Python reference), reports bad
+input inline, switches language, fits a phone, and runs the learner's tp_mlp_backward."""
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tools"))
+
+from sitebuild.serve import serve_in_thread  # noqa: E402
+from sitebuild.testing import shared_site  # noqa: E402
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+expect = playwright_api.expect
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+LESSON = ROOT / "lessons" / "fg-backward"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
+SCREENSHOTS = ROOT / "artifacts" / "screenshots"
+A = np.array([[1.0, 0.0, -1.0, 2.0], [0.0, 1.0, 1.0, -1.0]])
+B = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [2.0, 0.0]])
+
+
+def reference():
+    spec = importlib.util.spec_from_file_location("fg_reference", LESSON / "reference.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def shown(values) -> str:
+    """A vector as the widget prints it: three decimals, trailing zeros dropped, a real minus."""
+    def one(v):
+        s = f"{v:.3f}".rstrip("0").rstrip(".")
+        return "0" if s == "-0" else s.replace("-", "\u2212")
+    return "(" + ", ".join(one(v) for v in values) + ")"
+
+
+@pytest.fixture(scope="module")
+def page_url(tmp_path_factory):
+    site = shared_site(tmp_path_factory)
+    server, url = serve_in_thread(site, isolated=True)
+    yield f"{url}lessons/fg-backward/index.html"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"{CHROMIUM} is not installed")
+    with playwright_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def open_page(browser, page_url):
+    """open_page(width) -> (page, widget); console errors are collected in page.errors."""
+    pages = []
+
+    def open_(width=1300):
+        context = browser.new_context(viewport={"width": width, "height": 950}, service_workers="block")
+        page = context.new_page()
+        page.errors = []
+        page.on("console", lambda m: m.type == "error" and page.errors.append(m.text))
+        page.on("pageerror", lambda e: page.errors.append(str(e)))
+        page.goto(page_url)
+        widget = page.locator('[data-widget="fg-flow"]')
+        expect(widget.locator(".fg-flow")).to_be_visible()
+        pages.append(context)
+        return page, widget
+
+    yield open_
+    for context in pages:
+        context.close()
+
+
+def shot(target, name):
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    target.screenshot(path=str(SCREENSHOTS / f"fg-backward-{name}.png"))
+
+
+def test_the_widget_shows_the_worked_example_forward_and_backward(open_page):
+    page, w = open_page()
+    expect(w.get_by_test_id("Y")).to_have_text("(1.682, 2.796)")
+    expect(w.get_by_test_id("dX-0")).to_have_text("(1.083, 1.086)")
+    expect(w.get_by_test_id("dX-1")).to_have_text("(\u22120.166, 1.166)")
+    expect(w.get_by_test_id("dX")).to_have_text("(0.917, 2.252)")
+    expect(w.get_by_test_id("dB-0")).to_contain_text("0.8410.8411.9551.955")
+    expect(w.get_by_test_id("dB-1")).to_contain_text("0.8410.84100")
+    expect(w.get_by_test_id("dx-verdict")).to_have_attribute("data-ok", "true")
+    expect(w.get_by_test_id("grads-verdict")).to_have_attribute("data-ok", "true")
+    shot(w, "widget")
+    assert page.errors == []
+
+
+@pytest.mark.parametrize("mode,dx_ok,grads_ok,shown_dx", [
+    ("average", False, True, "(0.459, 1.126)"),
+    ("none", False, True, "(1.083, 1.086)"),
+    ("weights", True, False, "(0.917, 2.252)"),
+    ("sum", True, True, "(0.917, 2.252)"),
+])
+def test_the_switch_shows_which_result_goes_wrong(open_page, mode, dx_ok, grads_ok, shown_dx):
+    page, w = open_page()
+    w.locator(f'input[type=radio][value="{mode}"]').check()
+    expect(w.get_by_test_id("dX")).to_have_text(shown_dx)
+    expect(w.get_by_test_id("dx-verdict")).to_have_attribute("data-ok", str(dx_ok).lower())
+    expect(w.get_by_test_id("grads-verdict")).to_have_attribute("data-ok", str(grads_ok).lower())
+    for i in (0, 1):
+        expect(w.get_by_test_id(f"kept-{i}")).to_have_attribute("data-ok", str(grads_ok).lower())
+    if mode == "weights":
+        shot(w, "widget-weights")
+
+
+def test_every_edit_recomputes_and_agrees_with_the_python_reference(open_page):
+    page, w = open_page()
+    ref = reference()
+    w.get_by_label("X[0]", exact=True).fill("-1.5")
+    w.get_by_label("dY[1]", exact=True).fill("2")
+    w.locator('select[data-size="N"]').select_option("4")
+    expect(w.locator(".tpw-gpu")).to_have_count(8)  # 4 GPUs, forward and backward
+    X, dY = np.array([-1.5, 2.0]), np.array([1.0, 2.0])
+    shards = [(A[:, i:i + 1], B[i:i + 1]) for i in range(4)]
+    dX, grads = ref.tp_mlp_backward(X, shards, dY)
+    expect(w.get_by_test_id("dX")).to_have_text(shown(dX))
+    for i, (A_i, B_i) in enumerate(shards):
+        expect(w.get_by_test_id(f"dX-{i}")).to_have_text(shown(ref.gelu_grad(X @ A_i) * (B_i @ dY) @ A_i.T))
+    expect(w.get_by_test_id("dx-verdict")).to_have_attribute("data-ok", "true")
+
+
+def test_bad_input_is_shown_next_to_the_field(open_page):
+    page, w = open_page()
+    field = w.get_by_label("dY[0]", exact=True)
+    field.fill("1..2")
+    expect(field).to_have_attribute("aria-invalid", "true")
+    expect(w.locator(".tpw-error")).to_contain_text("dY[0]")
+    expect(w.get_by_test_id("blocked")).to_be_visible()
+    field.fill("1")
+    expect(w.get_by_test_id("dX")).to_have_text("(0.917, 2.252)")
+
+
+def test_the_widget_switches_language_with_the_page(open_page):
+    page, w = open_page()
+    page.locator('[data-lang-choice="pl"]').click()
+    expect(w.locator(".tpw-title")).to_have_text("W przód i wstecz, GPU po GPU")
+    expect(w.get_by_test_id("dx-verdict")).to_contain_text("bez podziału")
+    shot(w, "widget-pl")
+    assert page.errors == []
+
+
+def test_the_widget_fits_a_phone(open_page):
+    page, w = open_page(width=390)
+    overflow = w.evaluate("el => el.querySelector('.fg-flow').scrollWidth - el.clientWidth")
+    assert overflow <= 0, f"the widget is {overflow} px wider than the phone's column"
+    shot(page, "phone")
+
+
+def test_try_with_my_code_judges_the_learners_tp_mlp_backward(open_page):
+    page, w = open_page()
+    page.wait_for_selector("#python-progress[data-state=ready]", timeout=120_000)
+    for source, verdict in [(LESSON / "reference.py", "match"), (LESSON / "wrong" / "no_allreduce.py", "dx"),
+                            (LESSON / "wrong" / "weight_grads_allreduced.py", "grads")]:
+        page.locator(".cm-content").focus()
+        page.keyboard.press("ControlOrMeta+a")
+        page.keyboard.press("Delete")
+        page.keyboard.insert_text(source.read_text(encoding="utf-8"))
+        w.get_by_role("button", name="Try with my code").click()
+        expect(w.get_by_test_id("learner-verdict")).to_have_attribute("data-verdict", verdict, timeout=60_000)
+    expect(w.get_by_test_id("learner-dX")).to_have_text("(0.917, 2.252)")
+    assert re.search(r"GPU 0", w.get_by_test_id("learner-verdict").inner_text())
+    assert page.errors == []
