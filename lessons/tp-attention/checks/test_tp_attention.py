@@ -110,7 +110,9 @@ def test_large_scores(solution, ref, expect, draw):
         fail(_("{call} returned NaN or infinity when the scores are large (of order "
                "±1000).\n{inputs}\nHint: np.exp(1000) overflows to inf, and inf / inf is NaN. "
                "Subtract each row's maximum score before np.exp: softmax(s) = softmax(s − max "
-               "s), and then the largest exponent is exp(0) = 1.", call=c.text(),
+               "s), and then the largest exponent is exp(0) = 1. If you do subtract it, take the maximum over the "
+               "keys the token may see (mask first): otherwise every kept entry can underflow to "
+               "exp(−2000) = 0, and 0 / 0 is NaN.", call=c.text(),
                inputs=c.inputs()))
     problem = (X, shards, 4, True)
     expect(c, ref.tp(*problem), mistakes(ref, *problem), hides_self(ref, *problem))
