@@ -332,10 +332,13 @@ export function mount(el, ctx) {
 
 /** The learner's (dX, grads) against the unsplit truth: {kind: match | dx | grads | shape, dX, gpu}. */
 export function judge(result, truth, N) {
+  // run_calls sends NaN and infinities as the strings "nan", "inf", "-inf": numbers, just wrong ones.
+  const SPECIAL = { nan: NaN, inf: Infinity, "-inf": -Infinity };
+  const numbers = (v) => (Array.isArray(v) ? v.map(numbers) : typeof v === "string" && v in SPECIAL ? SPECIAL[v] : v);
   const isVector = (v, n) => Array.isArray(v) && v.length === n && v.every((x) => typeof x === "number");
   const isMatrix = (M, r, c) => Array.isArray(M) && M.length === r && M.every((row) => isVector(row, c));
   const D = truth.dX.length;
-  const [dX, grads] = Array.isArray(result) ? result : [];
+  const [dX, grads] = Array.isArray(result) ? numbers(result) : [];
   const w = F / N;
   const scale = Math.max(1, ...truth.dX.map(Math.abs), ...truth.dA.flat().map(Math.abs), ...truth.dB.flat().map(Math.abs));
   const close = (d) => d <= 1e-6 * scale; // float32 arithmetic in the learner's code passes
