@@ -42,7 +42,7 @@ def write_service_worker(site: Path) -> Path:
     every file the pages use. The version changes with any file, so the browser, which checks
     sw.js on each visit, installs the new build's worker."""
     files = {p.relative_to(site).as_posix(): _sha256(p) for p in _files(site)
-             if not p.name.endswith(NOT_PRECACHED) and "companion" not in p.relative_to(site).parts}
+             if not p.name.endswith(NOT_PRECACHED) and "companion" not in p.relative_to(site).as_posix()}
     version = hashlib.sha256(json.dumps(files, sort_keys=True).encode()).hexdigest()[:16]
     manifest = json.dumps({"version": version, "files": files}, indent=0, sort_keys=True)
     out = site / SERVICE_WORKER

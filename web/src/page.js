@@ -12,6 +12,7 @@ import { LanguageSwitch } from "./language.js";
 import { uiText } from "./ui-text.js";
 import { mountWidgets } from "./widgets-host.js";
 import { showHomeProgress } from "./home.js";
+import { registerServiceWorker } from "./offline.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -30,6 +31,7 @@ function main() {
   const config = readConfig();
   if (!config) {
     showHomeProgress(document, course, language);
+    registerServiceWorker();
     return;
   }
   const lessonId = config.lesson.id;
@@ -71,6 +73,7 @@ function main() {
     $("python-progress").hidden = true;
   } else {
     python.start();
+    registerServiceWorker(python.ready);
   }
 
   const runButton = $("run");
