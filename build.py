@@ -3,8 +3,9 @@
 
   python build.py [--out DIR] [--lessons DIR]   validate every lesson, render, bundle, vendor
   python build.py fetch                         fill .cache/vendor/ with the verified Pyodide inputs
-  python build.py serve [PORT | --port N] [--no-isolation] [--no-build]
-                                                build, then serve on localhost and print the URL
+  python build.py serve [PORT | --port N] [--no-isolation] [--no-build] [--watch]
+                                                build, then serve on localhost and print the URL;
+                                                --watch rebuilds on every change and reloads open pages
 
 A problem stops the build with a located message (`path:line: message`) and exit status 1.
 """
@@ -15,13 +16,14 @@ import json
 import shutil
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 sys.path[:0] = [str(ROOT / "tools"), str(ROOT / "py")]
 
-from sitebuild import bundle, hosting, lessons, pages, precompile, serve, vendor  # noqa: E402
+from sitebuild import bundle, hosting, lessons, pages, precompile, serve, vendor, watch  # noqa: E402
 from sitebuild.errors import BuildError  # noqa: E402
 from companionkit import bundle as companion_bundle  # noqa: E402
 
@@ -34,7 +36,10 @@ def log(message: str):
     print(f"[build] {message}", flush=True)
 
 
-def build(out: Path, lessons_dir: Path, minify: bool = True) -> Path:
+def build(out: Path, lessons_dir: Path, minify: bool = True, check: set[str] | None = None,
+          live: bool = False) -> Path:
+    """`check`: the lesson folder names to run `lessonkit check` on (None: all). `live`: the
+    watch loop's build: pages get the live-reload snippet; no service worker, no compressed copies."""
     started = time.monotonic()
     lesson_dirs = lessons.find_lessons(lessons_dir)
     if not lesson_dirs:
@@ -42,7 +47,7 @@ def build(out: Path, lessons_dir: Path, minify: bool = True) -> Path:
     # Cheap checks first (the lesson format, the prose), then the engine's full check.
     loaded = sorted((lessons.load(d, ROOT) for d in lesson_dirs), key=lambda l: (l.order, l.id))
     prose = lessons.render_prose(loaded, ROOT)
-    lessons.validate(lesson_dirs, PY_DIR, ROOT, log)
+    lessons.validate([d for d in lesson_dirs if check is None or d.name in check], PY_DIR, ROOT, log)
     inputs = vendor.Resolver(ROOT, log=log).resolve_all()
 
     # Build into a fresh folder next to `out`, then swap it in: a failed build leaves the last
@@ -63,8 +68,11 @@ def build(out: Path, lessons_dir: Path, minify: bool = True) -> Path:
         for lesson in loaded:
             write_lesson(stage, lesson, prose[lesson.id], assets, sizes, engine_zip, _neighbours(loaded, lesson))
         (stage / "index.html").write_text(pages.index_page(loaded, assets), encoding="utf-8")
-        hosting.write_service_worker(stage)
-        hosting.compress(stage, ROOT / ".cache" / "compress", log)
+        if live:  # on the author's machine: no offline worker, no precompressed copies
+            watch.inject_live_reload(stage)
+        else:
+            hosting.write_service_worker(stage)
+            hosting.compress(stage, ROOT / ".cache" / "compress", log)
         if out.exists():
             shutil.rmtree(out)
         stage.rename(out)
@@ -134,21 +142,49 @@ def main(argv=None) -> int:
                         help="serve: no COOP/COEP headers, like a plain static host")
     parser.add_argument("--no-build", action="store_true", help="serve: serve the existing output")
     parser.add_argument("--no-minify", action="store_true", help="readable bundles for debugging")
+    parser.add_argument("--watch", action="store_true",
+                        help="serve: rebuild on changes to lessons/, web/, py/ and reload open pages")
     args = parser.parse_args(argv)
     try:
         if args.command == "fetch":
             inputs = vendor.Resolver(ROOT, log=log).resolve_all()
             log(f"all {len(inputs)} Pyodide inputs are present and verified")
             return 0
+        port = args.port if args.port_arg is None else args.port_arg
+        if args.command == "serve" and args.watch:
+            return watch_and_serve(args.out, args.lessons, args.host, port, not args.no_isolation,
+                                   minify=not args.no_minify)
         if not (args.command == "serve" and args.no_build):
             build(args.out, args.lessons, minify=not args.no_minify)
         if args.command == "serve":
-            port = args.port if args.port_arg is None else args.port_arg
             run_server(args.out, args.host, port, isolated=not args.no_isolation)
         return 0
     except BuildError as e:
         print(f"build failed:\n{e}", file=sys.stderr)
         return 1
+
+
+def watch_and_serve(out: Path, lessons_dir: Path, host: str, port: int, isolated: bool,
+                    minify: bool) -> int:
+    """The authoring loop: build, serve, and rebuild on every change; a failed build keeps the
+    last good site and shows its errors in the terminal and over the open pages."""
+    try:
+        build(out, lessons_dir, minify=minify, live=True)
+    except BuildError as e:  # nothing to serve yet: fix it and run again
+        print(f"build failed:\n{e}", file=sys.stderr)
+        return 1
+    server = serve.make_server(out, host, port, isolated=isolated)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    print(f"Serving {out} at {serve.url_of(server)}, rebuilding on changes (Ctrl+C stops)", flush=True)
+    try:
+        watch.watch(lambda check: build(out, lessons_dir, minify=minify, check=check, live=True),
+                    lessons_dir, ROOT / "web", PY_DIR, out, log)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.shutdown()
+        server.server_close()
+    return 0
 
 
 def run_server(directory: Path, host: str, port: int, isolated: bool):

@@ -1,10 +1,13 @@
-"""The built site the test suites share: tests/site and tests/browser build it once per pytest
-session into pytest's temporary folder instead of each building its own."""
+"""What the test suites share: the built site (tests/site, tests/browser and tests/lessons build
+it once per pytest session into pytest's temporary folder instead of each building its own), and
+a driver for `build.py serve --watch` (tests/site/test_watch.py, bench/watch_bench.py)."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -29,3 +32,30 @@ def shared_site(tmp_path_factory) -> Path:
         if proc.returncode != 0:
             raise RuntimeError(f"build.py failed:\n{proc.stdout}\n{proc.stderr}")
     return out
+
+
+class Watcher:
+    """`build.py serve --watch --port 0` on a lessons folder, its output read line by line."""
+
+    def __init__(self, lessons: Path, out: Path):
+        self.proc = subprocess.Popen(
+            [sys.executable, str(ROOT / "build.py"), "serve", "--watch", "--port", "0",
+             "--out", str(out), "--lessons", str(lessons)],
+            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.lines: list[str] = []
+        self.url = re.search(r"at (http://\S+/),", self.wait_for("Serving ")).group(1)
+
+    def wait_for(self, needle: str, timeout: float = 240) -> str:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            line = self.proc.stdout.readline()
+            if not line:
+                raise AssertionError("the watcher ended:\n" + "".join(self.lines))
+            self.lines.append(line)
+            if needle in line:
+                return line
+        raise AssertionError(f"no {needle!r} within {timeout} s:\n" + "".join(self.lines))
+
+    def stop(self):
+        self.proc.terminate()
+        self.proc.wait(timeout=30)

@@ -1,0 +1,63 @@
+"""`build.py serve --watch`: a saved change rebuilds the site (re-checking only the changed
+lesson), and an open page reloads by itself; a broken lesson keeps the last good site and shows
+its located errors over the page and in the terminal, until it is fixed."""
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path[:0] = [str(ROOT / "py")]
+
+from lessonkit.scaffold import new_lesson  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "tools"))
+from sitebuild.testing import Watcher  # noqa: E402
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+pytestmark = [pytest.mark.slow, pytest.mark.browser]
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture
+def watcher(tmp_path):
+    lessons = tmp_path / "lessons"
+    new_lesson(lessons, "demo-lesson")
+    w = Watcher(lessons, tmp_path / "dist")
+    w.lessons = lessons
+    yield w
+    w.stop()
+
+
+def test_a_saved_change_reloads_the_open_page_and_errors_show_located(watcher):
+    md = watcher.lessons / "demo-lesson" / "lesson.md"
+    with playwright_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        page = browser.new_page()
+        page.goto(watcher.url + "lessons/demo-lesson/index.html")
+        page.wait_for_selector("h1")
+        assert page.locator("h1").first.inner_text() == "A new lesson"
+
+        md.write_text(md.read_text().replace("# A new lesson", "# Edited while watching"))
+        watcher.wait_for("rebuilt in")
+        assert any("checking " in line and "demo-lesson" in line for line in watcher.lines[-6:])
+        page.wait_for_function("() => document.querySelector('h1').innerText === 'Edited while watching'",
+                               timeout=30_000)
+
+        md.write_text(md.read_text().replace("$y = 2x$", "$\\frac{1}$"))
+        failed = watcher.wait_for("demo-lesson/lesson.md:")
+        assert ": math does not typeset" in failed
+        overlay = page.locator("#live-build-errors")
+        overlay.wait_for(timeout=30_000)
+        assert re.search(r"demo-lesson/lesson\.md:3: math does not typeset", overlay.inner_text())
+        assert page.locator("h1").first.inner_text() == "Edited while watching"  # the last good page
+
+        md.write_text(md.read_text().replace("$\\frac{1}$", "$y = 2x$"))
+        watcher.wait_for("rebuilt in")
+        page.wait_for_selector("#live-build-errors", state="detached", timeout=30_000)
+        assert page.locator("h1").first.inner_text() == "Edited while watching"
+        browser.close()

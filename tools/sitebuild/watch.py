@@ -1,0 +1,116 @@
+"""The live authoring loop behind `build.py serve --watch`: poll lessons/, web/ and py/, rebuild
+on a change (re-checking only the lessons that changed, or every lesson when the engine did),
+and tell open pages through `__build.json`, which the build's live-reload snippet polls: a new
+build id reloads the page, a failed build shows its located errors over the page."""
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from .errors import BuildError
+
+STATUS_FILE = "__build.json"
+POLL_S = 0.3
+SETTLE_S = 0.15  # an editor's save can be several writes: wait until the tree is still
+IGNORED_PARTS = {"__pycache__", "node_modules", ".git"}
+IGNORED_SUFFIXES = (".pyc", ".swp", ".swx", "~", ".tmp")
+
+# Injected before </body> of every page in watch mode; polls the status file next to the site root.
+LIVE_RELOAD = """<script>/* live reload (build.py serve --watch) */(() => {
+  navigator.serviceWorker?.getRegistrations().then((rs) => rs.forEach((r) => r.unregister()));
+  const url = new URL(document.querySelector('link[rel=stylesheet]').getAttribute('href').replace(/assets\\/.*$/, '__build.json'), location.href);
+  let seen = null;
+  function show(errors) {
+    let box = document.getElementById('live-build-errors');
+    if (!box) {
+      box = document.createElement('pre');
+      box.id = 'live-build-errors';
+      box.setAttribute('role', 'alert');
+      box.style.cssText = 'position:fixed;inset:0 0 auto 0;z-index:9999;margin:0;padding:1rem;max-height:60vh;overflow:auto;background:#fff4f4;color:#8a1111;border-bottom:3px solid #b3261e;font:13px/1.45 ui-monospace,monospace;white-space:pre-wrap';
+      document.body.prepend(box);
+    }
+    box.textContent = 'The build failed; this page is the last good one.\\n\\n' + errors.join('\\n');
+  }
+  async function poll() {
+    try {
+      const status = await (await fetch(url, { cache: 'no-store' })).json();
+      if (seen !== null && status.id !== seen && !status.errors.length) return location.reload();
+      seen = status.id;
+      if (status.errors.length) show(status.errors);
+      else document.getElementById('live-build-errors')?.remove();
+    } catch (e) { /* between builds: try again */ }
+    setTimeout(poll, 300);
+  }
+  poll();
+})();</script>
+"""
+
+
+def inject_live_reload(site: Path) -> None:
+    for page in site.rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        page.write_text(text.replace("</body>", LIVE_RELOAD + "</body>", 1), encoding="utf-8")
+
+
+def write_status(site: Path, build_id: int, errors: list[str]) -> None:
+    (site / STATUS_FILE).write_text(json.dumps({"id": build_id, "errors": errors}), encoding="utf-8")
+
+
+def snapshot(dirs: list[Path]) -> dict[Path, float]:
+    files = {}
+    for d in dirs:
+        for p in d.rglob("*"):
+            if p.is_file() and not IGNORED_PARTS & set(p.parts) and not p.name.endswith(IGNORED_SUFFIXES):
+                try:
+                    files[p] = p.stat().st_mtime_ns
+                except FileNotFoundError:
+                    pass
+    return files
+
+
+def changed_lessons(changed: set[Path], lessons_dir: Path) -> set[str]:
+    names = set()
+    for p in changed:
+        try:
+            names.add(p.resolve().relative_to(lessons_dir.resolve()).parts[0])
+        except (ValueError, IndexError):
+            pass
+    return names
+
+
+def watch(rebuild, lessons_dir: Path, web_dir: Path, py_dir: Path, site: Path, log) -> None:
+    """Forever: rebuild(check) on every change, `check` naming the lessons to re-check (None:
+    all of them). `rebuild` raises BuildError with located messages when the build fails."""
+    dirs = [lessons_dir, web_dir, py_dir]
+    state = snapshot(dirs)
+    build_id = 1
+    write_status(site, build_id, [])
+    log(f"watching {', '.join(str(d) for d in dirs)} for changes")
+    while True:
+        time.sleep(POLL_S)
+        now = snapshot(dirs)
+        if now == state:
+            continue
+        while True:  # let the save finish
+            time.sleep(SETTLE_S)
+            settled = snapshot(dirs)
+            if settled == now:
+                break
+            now = settled
+        changed = {p for p in set(now) | set(state) if now.get(p) != state.get(p)}
+        state = now
+        engine = any(p.is_relative_to(py_dir) for p in changed)
+        check = None if engine else changed_lessons(changed, lessons_dir)
+        log(f"changed: {', '.join(sorted(str(p.relative_to(p.anchor)) for p in changed)[:5])}"
+            + (" ..." if len(changed) > 5 else ""))
+        started = time.monotonic()
+        build_id += 1
+        try:
+            rebuild(check)
+            write_status(site, build_id, [])
+            log(f"rebuilt in {time.monotonic() - started:.1f} s; open pages reload")
+        except BuildError as e:
+            errors = str(e).splitlines()
+            print("build failed:\n" + str(e), flush=True)
+            write_status(site, build_id, errors)
