@@ -15,6 +15,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from lessonkit import load_lesson
+
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
 
@@ -84,8 +86,8 @@ def test_lesson_page_has_prose_widgets_and_controls(dist):
     html = (dist / "lessons" / "tp-mlp" / "index.html").read_text(encoding="utf-8")
     assert 'class="katex"' in html, "math is typeset at build time"
     assert "$$" not in html
-    for name in ["tp-mlp-example", "row-split"]:
-        assert f'data-widget="{name}"' in html
+    for name in load_lesson(ROOT / "lessons" / "tp-mlp").widgets:
+        assert f'data-lesson="tp-mlp" data-widget="{name}"' in html
     for label in [">Run<", ">Stop<", ">Reset<", 'aria-label="Check results"', 'role="status"']:
         assert label in html
     config = json.loads(re.search(r'<script id="lesson-config" type="application/json">(.*?)</script>',
