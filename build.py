@@ -30,6 +30,8 @@ from companionkit import bundle as companion_bundle  # noqa: E402
 PY_DIR = ROOT / "py"
 # Packages every lesson page loads besides the lesson's own: the grader runs the checks with pytest.
 GRADER_PACKAGES = ["pytest"]
+# reference.py as each lesson page ships it.
+MODEL_SOLUTION = "model-solution.py"
 
 
 def log(message: str):
@@ -94,6 +96,8 @@ def write_lesson(site: Path, lesson: lessons.Lesson, html: str, assets: dict, si
     page_dir = site / "lessons" / lesson.id
     archive = page_dir / "lesson.zip"
     lessons.write_zip(archive, [(p.as_posix(), lesson.path / p) for p in lessons.shipped_paths(lesson)])
+    # The model solution, fetched only when the learner asks for it (docs/threat-model.md).
+    shutil.copyfile(lesson.reference, page_dir / MODEL_SOLUTION)
     if lesson.companion:
         # The single download: a notebook that carries its library, and a zip with the script.
         try:
@@ -110,9 +114,10 @@ def write_lesson(site: Path, lesson: lessons.Lesson, html: str, assets: dict, si
     config = {
         "lesson": {"id": lesson.id, "title": lesson.title, "starter": lesson.starter,
                    "languages": lesson.languages, "packages": packages,
-                   "checkSeconds": lesson.limits.check_seconds},
+                   "checkSeconds": lesson.limits.check_seconds,
+                   "solutionAfterFailedRuns": lesson.solution_after_failed_runs},
         "urls": {"worker": f"../../assets/{assets['worker.js']}", "pyodide": "../../pyodide/",
-                 "engine": "../../py/lessonkit.zip", "lesson": "lesson.zip"},
+                 "engine": "../../py/lessonkit.zip", "lesson": "lesson.zip", "solution": MODEL_SOLUTION},
         "downloadBytes": download_bytes,
     }
     (page_dir / "index.html").write_text(pages.lesson_page(lesson, html, assets, config, *neighbours), encoding="utf-8")

@@ -63,7 +63,7 @@ def test_home_page_shows_progress_and_the_way_on(page, site_url, python_ready, s
     set_code(page, REFERENCE)
     state, _ = run_checks(page)
     assert state == "passed"
-    assert after.is_visible()
+    assert after.is_visible() and page.locator("#model-solution").is_visible()
     assert after.get_by_role("link").get_attribute("href") == f"../{order[1]}/index.html"
     page.reload()
     assert page.locator("#next-after-pass").is_visible()  # progress survives a reload
@@ -256,3 +256,24 @@ def test_two_copies_on_one_origin_share_nothing(browser, built_site, tmp_path, s
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_model_solution_after_failed_runs_or_passing(page, site_url):
+    page.goto(site_url + "lessons/tp-mlp/index.html")
+    offer = page.locator("#model-solution")
+    assert offer.is_hidden()
+    limit = tomllib.loads((TP_MLP / "lesson.toml").read_text())["solution_after_failed_runs"]
+    page.evaluate("""([key, n]) => localStorage.setItem(key,
+        JSON.stringify({lessons: {'tp-mlp': 'started'}, last: 'tp-mlp', failed: {'tp-mlp': n}}))""",
+                  ["tp-course:/:progress", limit - 1])
+    page.reload()
+    assert page.locator("#model-solution").is_hidden()
+    page.evaluate("""([key, n]) => localStorage.setItem(key,
+        JSON.stringify({lessons: {'tp-mlp': 'started'}, last: 'tp-mlp', failed: {'tp-mlp': n}}))""",
+                  ["tp-course:/:progress", limit])
+    page.reload()
+    page.get_by_role("button", name="Show the model solution").click()
+    code = page.locator("#model-solution-code")
+    code.wait_for(state="visible")
+    assert code.inner_text().strip() == REFERENCE.strip()
+    assert page.evaluate("document.activeElement.id") == "model-solution-code"

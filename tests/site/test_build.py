@@ -245,7 +245,16 @@ def all_shipped_bytes(dist: Path):
                     yield f"{path.relative_to(dist)}!{member}", z.read(member)
 
 
+def test_model_solution_only_as_its_own_page_file(dist):
+    """reference.py is shipped once per lesson, as model-solution.py beside the page (fetched
+    only when the learner asks, docs/threat-model.md), never inside what the worker loads."""
+    for lesson_dir in LESSONS:
+        shipped = dist / "lessons" / lesson_dir.name / "model-solution.py"
+        assert shipped.read_text() == (lesson_dir / "reference.py").read_text()
+
+
 def test_no_reference_source_or_wrong_solution_anywhere_in_dist(dist):
+    """Apart from model-solution.py (see above)."""
     needles = {}
     for lesson_dir in LESSONS:
         lines = distinctive_lines(lesson_dir)
@@ -254,6 +263,8 @@ def test_no_reference_source_or_wrong_solution_anywhere_in_dist(dist):
         for wrong in (lesson_dir / "wrong").glob("*.py"):
             needles[wrong.read_bytes()] = f"{lesson_dir.name}/wrong/{wrong.name}"
     for name, data in all_shipped_bytes(dist):
+        if Path(name).name == "model-solution.py" and name.startswith("lessons/"):
+            continue
         assert "reference" not in Path(name.split("!")[-1]).name, name
         assert "/wrong/" not in "/" + name.split("!")[-1], name
         for needle, origin in needles.items():

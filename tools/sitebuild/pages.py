@@ -202,6 +202,10 @@ def lesson_page(lesson: Lesson, html: str, assets: dict[str, str], config: dict,
 {_ui("editorHelp", "Write the functions, then press Run or Ctrl+Enter. Your code is saved in this browser as you type. In the editor Tab indents: press Esc, then Tab, to move on.", "p", ' class="hint" id="editor-help"')}
 {_ui("stale", "Your code changed since this run; press Run to check it again.", "p", ' class="stale-note" id="stale-note" hidden')}
 <p class="next-after-pass" id="next-after-pass" hidden>{after_pass}</p>
+<div class="model-solution" id="model-solution" hidden>
+<button type="button" id="show-solution">{_ui("showSolution", "Show the model solution")}</button>
+<pre id="model-solution-code" tabindex="0" aria-label="Model solution" data-ui-aria-label="modelSolution" hidden></pre>
+</div>
 <div class="output" id="output" hidden>{_ui("printedOutput", "Printed output", "h3")}<pre id="output-text" tabindex="0"></pre></div>
 <ul class="results" id="results" aria-label="Check results" data-ui-aria-label="checkResults"></ul>
 </section>

@@ -25,8 +25,25 @@ function readConfig() {
   return config;
 }
 
+// A formula wider than its column scrolls sideways: make exactly those reachable by keyboard
+// (arrow keys scroll a focused box), and recheck when the width changes.
+function focusableWideFormulas(doc) {
+  const update = () => {
+    for (const box of doc.querySelectorAll(".prose .katex-display")) {
+      if (box.scrollWidth > box.clientWidth) box.tabIndex = 0;
+      else box.removeAttribute("tabindex");
+    }
+  };
+  update();
+  new ResizeObserver(update).observe(doc.body);
+  return update;
+}
+
 function main() {
   const language = new LanguageSwitch(document);
+  const wideFormulas = focusableWideFormulas(document);
+  // The other language's formulas were hidden (zero width) until now.
+  language.onChange(() => requestAnimationFrame(wideFormulas));
   const course = new CourseProgress();
   const config = readConfig();
   if (!config) {
@@ -98,6 +115,29 @@ function main() {
   });
   if (course.state(lessonId) === "passed") nextAfterPass.hidden = false;
 
+  // The model solution: offered after passing, or after the lesson's number of failed runs;
+  // fetched only when the learner asks (docs/threat-model.md).
+  const solution = $("model-solution");
+  const afterFails = config.lesson.solutionAfterFailedRuns;
+  const offerSolution = () => {
+    solution.hidden = !(course.state(lessonId) === "passed"
+      || (afterFails > 0 && course.failedRuns(lessonId) >= afterFails));
+  };
+  offerSolution();
+  $("show-solution").addEventListener("click", async () => {
+    const code = $("model-solution-code");
+    try {
+      const response = await fetch(config.urls.solution);
+      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      code.textContent = await response.text();
+    } catch (error) {
+      code.textContent = t("solutionUnavailable", { message: error.message });
+    }
+    code.hidden = false;
+    $("show-solution").hidden = true;
+    code.focus();
+  });
+
   const setRunning = (on) => {
     running = on;
     // aria-disabled rather than disabled: a disabled button would drop the keyboard focus.
@@ -133,7 +173,10 @@ function main() {
       if (outcome.report.passed) {
         course.mark(lessonId, "passed");
         nextAfterPass.hidden = false;
+      } else {
+        course.countFailedRun(lessonId);
       }
+      offerSolution();
     } else if (outcome.kind === "stopped") {
       results.clear();
       setStatus("stopped", "stopped");

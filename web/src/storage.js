@@ -77,6 +77,16 @@ export class CourseProgress {
     write(this.key, data);
   }
 
+  failedRuns(lessonId) {
+    return this.data.failed?.[lessonId] || 0;
+  }
+
+  countFailedRun(lessonId) {
+    const data = this.data;
+    data.failed = { ...data.failed, [lessonId]: (data.failed?.[lessonId] || 0) + 1 };
+    write(this.key, data);
+  }
+
   /** "started" never overwrites "passed": a lesson once passed stays passed. */
   mark(lessonId, state) {
     const data = this.data;

@@ -83,6 +83,9 @@ const en = {
     "This page must be served over http://, not opened as a file: browsers do not run Python workers from file:// pages. In the folder of the built site, run",
   fileProtocolAfter: "and open http://127.0.0.1:8000/ instead.",
   noscript: "This lesson runs Python in your browser and needs JavaScript.",
+  showSolution: "Show the model solution",
+  modelSolution: "Model solution",
+  solutionUnavailable: "The model solution could not be loaded ({message}).",
 };
 
 const pl = {
@@ -164,6 +167,9 @@ const pl = {
     "Tę stronę trzeba otworzyć przez http://, a nie jako plik: przeglądarki nie uruchamiają wątków Pythona ze stron file://. W folderze zbudowanej strony uruchom",
   fileProtocolAfter: "i otwórz zamiast tego http://127.0.0.1:8000/.",
   noscript: "Ta lekcja uruchamia Pythona w przeglądarce i potrzebuje JavaScriptu.",
+  showSolution: "Pokaż rozwiązanie wzorcowe",
+  modelSolution: "Rozwiązanie wzorcowe",
+  solutionUnavailable: "Nie udało się wczytać rozwiązania wzorcowego ({message}).",
 };
 
 export const uiMessages = { en, pl };
