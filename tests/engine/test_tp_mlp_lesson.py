@@ -98,4 +98,4 @@ def test_messages_in_polish(tp_mlp):
     report = grade(tp_mlp, (TP_MLP / "wrong" / "sum_without_axis.py").read_text(), lang="pl")
     c = report.check("test_tp_mlp::test_worked_example")
     assert c.title == "tp_mlp odtwarza przykład z lekcji: Y ≈ (1.682, 2.796)"
-    assert "np.sum bez osi" in c.message
+    assert "zwróciło tablicę o kształcie ()" in c.message and "np.sum bez osi" in c.message
