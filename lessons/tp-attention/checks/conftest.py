@@ -65,7 +65,7 @@ def ref():
     """The correct functions and the usual wrong ones, to compute expectations and hints.
     All are module-level functions here: lessonkit's guard makes them refuse to run inside
     learner code, so a solution cannot borrow their answers."""
-    return SimpleNamespace(attention=attention, heads=heads, tp=tp, partials=partials)
+    return SimpleNamespace(attention=attention, tp=tp, partials=partials)
 
 
 def expect_output(c, expected, mistakes, hides_self=None):
