@@ -49,6 +49,20 @@ class CheckFailed(AssertionError):
     """The learner's result is wrong; the message is written for the learner."""
 
 
+class TimedOutBefore(Exception):
+    """`call` of a learner function that already ran out of time in this grading run."""
+
+    def __init__(self, name: str, title: str):
+        super().__init__(name)
+        self.name, self.title = name, title
+
+
+# Learner function -> the title of the check where it ran out of time, for the grading run in
+# progress (the runner clears it and fills it): a function that loops forever costs one time
+# limit, not one per check that calls it.
+timed_out_calls: dict[str, str] = {}
+
+
 def fail(message: str):
     raise CheckFailed(message)
 
@@ -74,6 +88,8 @@ class Call:
 
 def call(solution, name: str, *args) -> Call:
     """Call `solution.<name>(*args)` with copies of `args`, under the grading limits."""
+    if name in timed_out_calls:
+        raise TimedOutBefore(name, timed_out_calls[name])
     fn = vars(solution).get(name)
     handed = _copy(args)
     private = _copy(args)

@@ -16,7 +16,8 @@ from _pytest.runner import runtestprotocol
 
 from . import guard, hints, i18n, learner
 from .capture import CappedOutput, redirected
-from .checking import CheckFailed
+from . import checking
+from .checking import CheckFailed, TimedOutBefore
 from .i18n import _
 from .lesson import Lesson
 from .learner import LearnerError
@@ -63,6 +64,7 @@ def grade(lesson: Lesson, source: str, *, on_event=None, timed_out=(), crashed=(
 def _grade(lesson, source, on_event, timed_out, crashed, time_used_s) -> Report:
     started = time.perf_counter()
     lesson_hints = hints.load(lesson.path)
+    checking.timed_out_calls.clear()
     out = CappedOutput(lesson.limits.output_lines, lesson.limits.output_bytes)
     run = _Run(lesson, on_event, set(timed_out), started - time_used_s)
     run.crashed = set(crashed)
@@ -331,7 +333,13 @@ class _Plugin:
             exc = CheckTimeout()  # learner code caught the timeout and went on
         if exc is None or isinstance(exc, pytest.skip.Exception):
             return "passed", ""
+        if isinstance(exc, TimedOutBefore):
+            return "timeout", _("Skipped: {fn} ran out of time above, in \u201c{title}\u201d, so "
+                                "this check did not run it again. Fix {fn} first.",
+                                fn=exc.name, title=exc.title)
         if isinstance(exc, CheckTimeout):
+            if exc.args and exc.args[0] in {f.name for f in self.run.lesson.functions}:
+                checking.timed_out_calls.setdefault(exc.args[0], check_title(item))
             return "timeout", self.run.timeout_message(exc, limit)
         if isinstance(exc, LearnerError):
             if exc.fatal:
