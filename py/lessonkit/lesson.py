@@ -85,6 +85,8 @@ class Lesson:
     # The model solution is offered after passing, or after this many failed runs (0: only
     # after passing); see docs/threat-model.md for what shipping it means.
     solution_after_failed_runs: int = 0
+    # Read-only helper modules the learner's code imports: {module name: source}.
+    given: dict[str, str] = field(default_factory=dict)
 
     def function(self, name: str) -> Function:
         for f in self.functions:
@@ -98,7 +100,7 @@ _TOP_KEYS = {
     "id": (str, True), "title": (str, True), "summary": (str, True), "order": (int, True),
     "languages": (list, True), "packages": (list, False), "widgets": (list, False),
     "limits": (dict, False), "functions": (list, True), "companion": (dict, False),
-    "checks": (list, True), "solution_after_failed_runs": (int, False),
+    "checks": (list, True), "solution_after_failed_runs": (int, False), "given": (list, False),
 }
 _LIMIT_TYPES = {"check_seconds": (int, float), "total_seconds": (int, float),
                 "output_lines": int, "output_bytes": int, "recursion": int,
@@ -139,7 +141,7 @@ def load_lesson(path) -> Lesson:
             raise locate.error(key, f"`{key}` must be a {_KIND_WORDS[kind]}")
     if data["id"] != root.name:
         raise locate.error("id", f"id {data['id']!r} must equal the folder name {root.name!r}")
-    for key in ("languages", "packages", "widgets", "checks"):
+    for key in ("languages", "packages", "widgets", "checks", "given"):
         if not all(isinstance(v, str) for v in data.get(key, [])):
             raise locate.error(key, f"`{key}` must be a list of strings")
     limits = _limits(data.get("limits", {}), locate)
@@ -171,7 +173,27 @@ def load_lesson(path) -> Lesson:
         reference=reference if reference.exists() else None,
         wrong=_wrong_solutions(root / "wrong"),
         solution_after_failed_runs=_non_negative(data, "solution_after_failed_runs", locate),
+        given=_given(root, data.get("given", []), functions, locate),
     )
+
+
+def _given(root: Path, names: list[str], functions: list[Function], locate) -> dict[str, str]:
+    """The given helper modules: `given = ["helpers.py"]` names .py files beside lesson.toml."""
+    given = {}
+    for name in names:
+        stem = name[:-3] if name.endswith(".py") else ""
+        if not stem.isidentifier() or "/" in name:
+            raise locate.error("given", f"given file {name!r} must be a module file beside "
+                                        "lesson.toml, like helpers.py")
+        if stem in ("solution", "lessonkit", "numpy", "pytest") or stem in {f.name for f in functions}:
+            raise locate.error("given", f"given module {stem!r} would shadow a name learners use")
+        source = _read(root / name)
+        try:
+            ast.parse(source, filename=str(root / name))
+        except SyntaxError as exc:
+            raise LessonError(root / name, exc.lineno or 1, f"syntax error: {exc.msg}") from None
+        given[stem] = source
+    return given
 
 
 def _non_negative(data: dict, key: str, locate) -> int:

@@ -24,6 +24,7 @@ import numpy
 
 from . import learner
 from .capture import CappedOutput, redirected
+from .given import given_modules
 from .learner import LearnerError
 from .lesson import Lesson
 from .timelimit import CheckTimeout, alarm_handler, time_limit
@@ -39,7 +40,8 @@ def run_calls(lesson: Lesson, source: str, calls: list) -> dict:
             raise ValueError(f"'args' must be a list in {spec!r}")
     out = CappedOutput(lesson.limits.output_lines, lesson.limits.output_bytes)
     limit = lesson.limits.check_seconds
-    with redirected(out), alarm_handler(), learner.stack_headroom(lesson.limits.recursion):
+    with given_modules(lesson), redirected(out), alarm_handler(), \
+            learner.stack_headroom(lesson.limits.recursion):
         try:
             with time_limit(limit):
                 module = learner.new_module(learner.compile_source(source))

@@ -16,6 +16,7 @@ from _pytest.runner import runtestprotocol
 
 from . import guard, hints, i18n, learner
 from .capture import CappedOutput, redirected
+from .given import given_modules
 from . import checking
 from .checking import CheckFailed, TimedOutBefore
 from .i18n import _
@@ -68,7 +69,8 @@ def _grade(lesson, source, on_event, timed_out, crashed, time_used_s) -> Report:
     out = CappedOutput(lesson.limits.output_lines, lesson.limits.output_bytes)
     run = _Run(lesson, on_event, set(timed_out), started - time_used_s)
     run.crashed = set(crashed)
-    with guard.session(lesson.checks_dir.resolve()), redirected(out), alarm_handler(), \
+    with given_modules(lesson), guard.session(lesson.checks_dir.resolve()), redirected(out), \
+            alarm_handler(), \
             learner.stack_headroom(lesson.limits.recursion), \
             warnings.catch_warnings():
         warnings.filterwarnings("ignore", category=pytest.PytestWarning)

@@ -262,3 +262,46 @@ def test_solution_after_failed_runs(tmp_path):
     assert info.value.line == 5 and "0 or more" in info.value.message
     (folder / "lesson.toml").write_text(TOY_TOML)
     assert load_lesson(folder).solution_after_failed_runs == 0
+
+
+HELPERS = "import numpy as np\n\nSCALE = 2.0\n\n\ndef scaled(x):\n    return SCALE * np.asarray(x, dtype=float)\n"
+
+
+def with_given(tmp_path, reference=None):
+    folder = make_lesson(tmp_path, reference=reference or
+                         "import helpers\n\n\ndef double(x):\n    return helpers.scaled(x)\n\n\n"
+                         "def halve(x):\n    return helpers.scaled(x) / 4\n")
+    (folder / "helpers.py").write_text(HELPERS)
+    toml = folder / "lesson.toml"
+    toml.write_text(toml.read_text().replace("widgets = []", 'widgets = []\ngiven = ["helpers.py"]'))
+    return folder
+
+
+def test_given_code_is_importable_by_the_learner(tmp_path):
+    folder = with_given(tmp_path)
+    lesson = load_lesson(folder)
+    assert lesson.given == {"helpers": HELPERS}
+    assert check_lesson(folder) == []
+
+
+def test_given_code_is_fresh_for_every_grading_run(tmp_path):
+    lesson = load_lesson(with_given(tmp_path))
+    tamper = ("import helpers\nhelpers.SCALE = 3.0\n\n\ndef double(x):\n    return helpers.scaled(x)\n\n\n"
+              "def halve(x):\n    return helpers.scaled(x) / 4\n")
+    assert not grade(lesson, tamper).passed
+    honest = "import helpers\n\n\ndef double(x):\n    return helpers.scaled(x)\n\n\ndef halve(x):\n    return x / 2\n"
+    assert grade(lesson, honest).passed
+
+
+@pytest.mark.parametrize("given, message", [
+    ('["helpers"]', "must be a module file beside lesson.toml"),
+    ('["sub/helpers.py"]', "must be a module file beside lesson.toml"),
+    ('["double.py"]', "would shadow a name learners use"),
+    ('["missing.py"]', "missing file"),
+])
+def test_bad_given_files_are_located(tmp_path, given, message):
+    folder = with_given(tmp_path)
+    toml = folder / "lesson.toml"
+    toml.write_text(toml.read_text().replace('given = ["helpers.py"]', f"given = {given}"))
+    with pytest.raises(LessonError, match=message):
+        load_lesson(folder)

@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import zipfile
+from html import escape
 from pathlib import Path
 
 from lessonkit import Lesson, LessonError, load_lesson, prose
@@ -59,7 +60,20 @@ def render_prose(lessons: list[Lesson], root: Path) -> dict[str, str]:
     errors = [_located(e, root) for r in rendered for e in r.problems]
     if errors:
         raise BuildError("\n".join(errors))
-    return {lesson.id: r.html for lesson, r in zip(lessons, rendered)}
+    return {lesson.id: r.html + given_html(lesson) for lesson, r in zip(lessons, rendered)}
+
+
+def given_html(lesson: Lesson) -> str:
+    """The lesson's given helper modules, shown read-only after the prose."""
+    if not lesson.given:
+        return ""
+    files = "".join(f'<details class="given-file" open><summary><code>{escape(name)}.py</code></summary>'
+                    f"<pre><code>{escape(source)}</code></pre></details>\n"
+                    for name, source in lesson.given.items())
+    imports = ", ".join(f"<code>import {escape(name)}</code>" for name in lesson.given)
+    return (f'<section class="given-code" aria-label="Given code"><h2>Given code</h2>\n'
+            f"<p>Your solution.py can use {imports}. These files are part of the lesson: "
+            f"read them, but changes to them are not kept.</p>\n{files}</section>\n")
 
 
 def widgets(lessons: list[Lesson]) -> dict[str, dict[str, Path]]:
@@ -75,6 +89,7 @@ def shipped_paths(lesson: Lesson) -> list[Path]:
     """The lesson files the browser gets, relative to the lesson folder."""
     paths = [Path(name) for name in SHIPPED_FILES]
     paths += [Path(name) for name in OPTIONAL_FILES if (lesson.path / name).is_file()]
+    paths += [Path(f"{name}.py") for name in lesson.given]
     for d in (*SHIPPED_DIRS, *OPTIONAL_DIRS):
         for p in sorted((lesson.path / d).rglob("*")):
             if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc":

@@ -1,0 +1,30 @@
+"""Given code: read-only helper modules a lesson ships (`given = ["helpers.py"]` in lesson.toml)
+for the learner's code to import."""
+from __future__ import annotations
+
+import sys
+import types
+from contextlib import contextmanager
+
+from .lesson import Lesson
+
+
+@contextmanager
+def given_modules(lesson: Lesson):
+    """The lesson's given helpers importable by name while the block runs (one grading run, or
+    one "try with my code" request), each a module made fresh from its source: whatever learner
+    code did to one is gone by the next run."""
+    saved = {name: sys.modules.get(name) for name in lesson.given}
+    for name, source in lesson.given.items():
+        module = types.ModuleType(name)
+        module.__file__ = f"{name}.py"
+        exec(compile(source, module.__file__, "exec"), module.__dict__)
+        sys.modules[name] = module
+    try:
+        yield
+    finally:
+        for name, previous in saved.items():
+            if previous is None:
+                sys.modules.pop(name, None)
+            else:
+                sys.modules[name] = previous
