@@ -64,4 +64,5 @@ def test_vocab_loss_widget(page, site_url, python_ready, set_code, screenshot):
         w.get_by_role("button", name="Try with my code").click()
         expect(w.get_by_test_id("learner-verdict")).to_have_attribute("data-verdict", verdict, timeout=60_000)
     expect(w.get_by_test_id("learner-loss")).to_have_text("≈ (2.014, 4.08)")
+    expect(w.get_by_test_id("learner-hint")).to_contain_text("local-max mistake")
     assert page.errors == []

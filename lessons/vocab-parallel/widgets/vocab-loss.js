@@ -57,6 +57,7 @@ export const MESSAGES = {
     reference: "reference",
     match: "Match: your vp_cross_entropy gives the reference losses.",
     mismatch: "Mismatch: your vp_cross_entropy gives different losses.",
+    "local-max-hint": "Hint: your losses are the ones of the local-max mistake (the switch above): rescale every GPU's sum to the global maximum m before adding them.",
     "bad-shape": "Your vp_cross_entropy returned {got}; expected {T} losses, one per token.",
     failed: "Your code could not run on this example:",
     stale: "The numbers have changed since this run; press the button again.",
@@ -98,6 +99,7 @@ export const MESSAGES = {
     reference: "wzorzec",
     match: "Zgodne: Twoje vp_cross_entropy daje wzorcowe straty.",
     mismatch: "Niezgodne: Twoje vp_cross_entropy daje inne straty.",
+    "local-max-hint": "Wskazówka: Twoje straty to straty błędu lokalnego maksimum (przełącznik powyżej): przed dodaniem przeskaluj sumę każdego GPU do globalnego maksimum m.",
     "bad-shape": "Twoje vp_cross_entropy zwróciło {got}; oczekiwano {T} strat, po jednej na token.",
     failed: "Twój kod nie zadziałał na tym przykładzie:",
     stale: "Liczby zmieniły się od tego uruchomienia; naciśnij przycisk ponownie.",
@@ -205,6 +207,7 @@ export function mount(el, ctx) {
     view.targetInputs.forEach((inp, k) => { inp.parentElement.className = `vocab-loss-target gpu-${ownerOf(input.targets[k], V, state.n)}`; });
     const r = vocabParallelLoss(input.z, input.targets, state.n, { localMaxOnly: state.localMaxOnly });
     view.current.reference = vocabParallelLoss(input.z, input.targets, state.n).loss;
+    view.current.localMax = vocabParallelLoss(input.z, input.targets, state.n, { localMaxOnly: true }).loss;
     fill(view.stages, stages(r, input));
     renderLearner();
   }
@@ -244,7 +247,7 @@ export function mount(el, ctx) {
     if (!run || !current) return;
     const { z, targets } = current.input;
     const shards = Array.from({ length: state.n }, (_, i) => z.map((row) => row.slice((i * V) / state.n, ((i + 1) * V) / state.n)));
-    state.learner = { key: current.key, status: "running", reference: current.reference };
+    state.learner = { key: current.key, status: "running", reference: current.reference, localMax: current.localMax };
     compute();
     let result;
     try {
@@ -270,13 +273,15 @@ export function mount(el, ctx) {
     }
     const ref = L.reference;
     const numbers = Array.isArray(L.losses) && L.losses.length === ref.length && L.losses.every((v) => typeof v === "number");
-    const match = numbers && L.losses.every((v, k) => Math.abs(v - ref[k]) <= 1e-6 * Math.max(1, Math.abs(ref[k])));
+    const close = (want) => numbers && L.losses.every((v, k) => Math.abs(v - want[k]) <= 1e-6 * Math.max(1, Math.abs(want[k])));
+    const match = close(ref);
     fill(box,
       h("p", { class: "tpw-line" }, h("span", { class: "tpw-label" }, t(lang, "reference")), " ≈ ", h("output", { "data-testid": "reference-loss" }, formatVector(ref))),
       h("p", { class: "tpw-line" }, h("span", { class: "tpw-label" }, t(lang, "yours")), " ", h("output", { "data-testid": "learner-loss" },
         numbers ? `≈ ${formatVector(L.losses)}` : t(lang, "bad-shape", { got: JSON.stringify(L.losses), T: ref.length }))),
       h("p", { class: `tpw-verdict ${match ? "is-equal" : "is-different"}`, "data-testid": "learner-verdict", "data-verdict": match ? "match" : "mismatch" },
         h("span", { class: "tpw-icon", "aria-hidden": "true" }, match ? "✓" : "✗"), " ", t(lang, match ? "match" : "mismatch")),
+      !match && close(L.localMax) ? h("p", { class: "tpw-hint", "data-testid": "learner-hint" }, t(lang, "local-max-hint")) : null,
       stale);
   }
 
