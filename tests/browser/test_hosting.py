@@ -1,0 +1,222 @@
+"""The site on any static host, in real Chromium: the service worker makes a plain host (no
+COOP/COEP) cross-origin isolated after one visit, with V8's wasm code cache still used, and
+every page loads and grades offline; on a plain host without it, a looping solution's report is
+the one the isolated host gives, and Stop works at any moment, Python's warm-up included.
+
+The service-worker tests make their own contexts and servers (the shared ones block service
+workers, so that "plain" stays plain for the other suites)."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import LESSON, READY_TIMEOUT_MS, RUN_TIMEOUT_MS, ROOT
+
+sys.path.insert(0, str(ROOT / "tools"))
+from sitebuild.serve import serve_in_thread  # noqa: E402
+
+REFERENCE = (ROOT / "lessons" / LESSON / "reference.py").read_text()
+LESSON_PATH = f"lessons/{LESSON}/index.html"
+# Every report the worker sends, recorded as the page receives it (whatever the results panel
+# then shows of it).
+RECORD_REPORTS = """
+window.__reports = [];
+const PageWorker = window.Worker;
+window.Worker = class extends PageWorker {
+  constructor(...args) {
+    super(...args);
+    this.addEventListener("message", ({ data }) => {
+      if (data && data.type === "report") window.__reports.push(data.report);
+    });
+  }
+};
+"""
+# Every state the progress indicator goes through ("loading" again means Python restarted).
+RECORD_PROGRESS = """
+window.__progressStates = [];
+new MutationObserver(() => {
+  const el = document.getElementById("python-progress");
+  const last = window.__progressStates[window.__progressStates.length - 1];
+  if (el && el.dataset.state && el.dataset.state !== last) window.__progressStates.push(el.dataset.state);
+}).observe(document, { subtree: true, attributes: true, attributeFilter: ["data-state"] });
+"""
+WHILE_TRUE_AT_LOAD = "while True:\n    pass\n"
+
+
+def with_loops(reference: str) -> str:
+    """The reference, with shard_mlp looping for one GPU and gelu for a plain float: the checks
+    that call them so time out, every other check passes."""
+    src = reference.replace("def shard_mlp(A, B, n):\n", "def shard_mlp(A, B, n):\n    while n == 1:\n        pass\n", 1)
+    src = src.replace("def gelu(x):\n", "def gelu(x):\n    while isinstance(x, float):\n        pass\n", 1)
+    assert src.count("while ") >= 2, "the reference's function headers changed: update with_loops"
+    return src
+
+
+@pytest.fixture
+def plain_server(built_site):
+    server, url = serve_in_thread(built_site, isolated=False)
+    yield server, url
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture
+def sw_context(browser):
+    """A context that allows service workers (a learner's browser)."""
+    context = browser.new_context(viewport={"width": 1400, "height": 950}, service_workers="allow")
+    yield context
+    context.close()
+
+
+def open_lesson(context, url: str):
+    page = context.new_page()
+    page.errors = []
+    page.on("pageerror", lambda e: page.errors.append(f"pageerror: {e}"))
+    page.on("console", lambda m: m.type == "error" and page.errors.append(f"console: {m.text}"))
+    page.add_init_script(RECORD_PROGRESS)
+    page.goto(url)
+    page.wait_for_selector("#python-progress[data-state=ready]", timeout=READY_TIMEOUT_MS)
+    return page
+
+
+WAIT_FOR_SERVICE_WORKER = """async (ms) => {
+  for (const end = Date.now() + ms; Date.now() < end; await new Promise((f) => setTimeout(f, 250))) {
+    const r = await navigator.serviceWorker.getRegistration();
+    if (r && r.active && r.active.state === "activated") return true;
+  }
+  return false;
+}"""
+
+
+def wait_for_service_worker(page):
+    """Until the worker registered after Python's start has installed the site and activated."""
+    assert page.evaluate(WAIT_FOR_SERVICE_WORKER, READY_TIMEOUT_MS), "the service worker did not activate"
+
+
+def reload_ready(page):
+    page.reload()
+    page.wait_for_selector("#python-progress[data-state=ready]", timeout=READY_TIMEOUT_MS)
+
+
+def grade_reference(page, set_code, run_checks):
+    set_code(page, REFERENCE)
+    return run_checks(page)
+
+
+def wasm_deserialized(browser, page, load) -> int:
+    """How often V8 took compiled wasm from its code cache while `load()` ran."""
+    browser.start_tracing(page=page, categories=["v8.wasm"])
+    load()
+    events = json.loads(browser.stop_tracing())["traceEvents"]
+    return sum(e.get("name") == "wasm.Deserialize" for e in events)
+
+
+def test_a_plain_host_is_isolated_once_the_service_worker_runs(browser, sw_context, plain_server, set_code,
+                                                                run_checks):
+    _, url = plain_server
+    page = open_lesson(sw_context, url + LESSON_PATH)
+    assert page.evaluate("crossOriginIsolated") is False  # the first visit works as without it
+    wait_for_service_worker(page)
+
+    reload_ready(page)
+    assert page.evaluate("crossOriginIsolated") is True
+    assert page.evaluate("!!navigator.serviceWorker.controller")
+    # Stop now interrupts Python in place: no restart, and the next run grades at once.
+    set_code(page, WHILE_TRUE_AT_LOAD)
+    page.evaluate("window.__progressStates = []")
+    page.get_by_role("button", name="Run", exact=True).click()
+    page.wait_for_selector("#results [data-status=running]")
+    page.get_by_role("button", name="Stop", exact=True).click()
+    state, _ = run_checks(page, how=None)
+    assert state == "stopped"
+    assert "loading" not in page.evaluate("window.__progressStates"), "Python was restarted"
+    assert grade_reference(page, set_code, run_checks)[0] == "passed"
+
+    # The worker rewraps only the page and the worker script: the wasm stays code-cached.
+    def reload():
+        reload_ready(page)
+    wasm_deserialized(browser, page, reload)  # this load writes the cache from the worker's copy
+    assert wasm_deserialized(browser, page, reload) >= 1
+    assert page.errors == []
+
+
+def test_after_one_visit_the_lesson_loads_and_grades_offline(sw_context, built_site, set_code, run_checks):
+    server, url = serve_in_thread(built_site, isolated=False)
+    try:
+        page = open_lesson(sw_context, url + LESSON_PATH)
+        wait_for_service_worker(page)
+    finally:
+        server.shutdown()
+        server.server_close()
+    sw_context.set_offline(True)
+    reload_ready(page)
+    state, text = grade_reference(page, set_code, run_checks)
+    assert state == "passed", text
+    # The home page too, and the lesson from it.
+    page.goto(url + "index.html")
+    page.locator(f"a[href=\"{LESSON_PATH}\"]").first.click()
+    page.wait_for_selector("#python-progress[data-state=ready]", timeout=READY_TIMEOUT_MS)
+    assert page.errors == []
+
+
+def report_statuses(report: dict) -> dict[str, str]:
+    return {c["id"]: c["status"] for c in report["checks"]}
+
+
+@pytest.fixture(scope="module")
+def cpython_loop_report():
+    from lessonkit import grade, load_lesson
+    return grade(load_lesson(ROOT / "lessons" / LESSON), with_loops(REFERENCE)).to_dict()
+
+
+def test_a_looping_solution_gets_the_same_report_on_any_host(lesson_page, python_ready, set_code, run_checks,
+                                                              isolation, cpython_loop_report):
+    """Time limits: on a plain host each one restarts Python, and the report still names exactly
+    the checks that looped, with their real limit, and grades every other one (restart time is
+    not charged to the run)."""
+    lesson_page.add_init_script(RECORD_REPORTS)
+    lesson_page.reload()
+    python_ready(lesson_page)
+    set_code(lesson_page, with_loops(REFERENCE))
+    state, _ = run_checks(lesson_page, timeout=3 * RUN_TIMEOUT_MS)
+    assert state == "failed"
+    report = lesson_page.evaluate("window.__reports")[-1]
+    expected = report_statuses(cpython_loop_report)
+    assert report_statuses(report) == expected
+    timed_out = [c for c in report["checks"] if c["status"] == "timeout"]
+    assert timed_out and all("5 s" in c["message"] for c in timed_out), timed_out
+    assert sum(s == "passed" for s in expected.values()) == len(expected) - len(timed_out)
+
+
+def test_stop_during_the_warm_up_leaves_python_usable(lesson_page, python_ready, set_code, run_checks):
+    """Run pressed while Python loads, Stop pressed while it warms up (imports, grading the
+    starter): the run stops, and Python then comes up and grades as usual."""
+    lesson_page.get_by_role("button", name="Run", exact=True).click()
+    lesson_page.wait_for_function(
+        "document.getElementById('python-progress-text').textContent.startsWith('Preparing')",
+        timeout=READY_TIMEOUT_MS, polling=20)
+    lesson_page.get_by_role("button", name="Stop", exact=True).click()
+    assert run_checks(lesson_page, how=None)[0] == "stopped"
+    python_ready(lesson_page)
+    state, text = grade_reference(lesson_page, set_code, run_checks)
+    assert state == "passed", text
+
+
+def test_stop_while_python_restarts_after_a_time_limit(lesson_page, python_ready, set_code, run_checks,
+                                                       isolation):
+    if isolation == "isolated":
+        pytest.skip("with isolation a time limit interrupts Python in place: nothing restarts")
+    lesson_page.add_init_script(RECORD_PROGRESS)
+    lesson_page.reload()
+    python_ready(lesson_page)
+    set_code(lesson_page, WHILE_TRUE_AT_LOAD)
+    lesson_page.get_by_role("button", name="Run", exact=True).click()
+    lesson_page.wait_for_function("window.__progressStates.includes('loading')", timeout=RUN_TIMEOUT_MS)
+    lesson_page.get_by_role("button", name="Stop", exact=True).click()
+    assert run_checks(lesson_page, how=None)[0] == "stopped"
+    python_ready(lesson_page)
+    state, text = grade_reference(lesson_page, set_code, run_checks)
+    assert state == "passed", text
