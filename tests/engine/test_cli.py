@@ -83,7 +83,7 @@ def test_check_reports_format_errors(lesson_copy):
                                              'widgets = ["tp-mlp-example", "no-such-widget"]'))
     run = lessonkit("check", lesson_copy)
     assert run.returncode == 1
-    assert f"{lesson_copy}/lesson.toml:8: widget 'no-such-widget' has no file" in run.stdout
+    assert f"{lesson_copy}/lesson.toml:9: widget 'no-such-widget' has no file" in run.stdout
     assert f"{lesson_copy}/widgets/row-split.js:1: widget 'row-split' is not declared" in run.stdout
     assert f"{lesson_copy}/lesson.md:" in run.stdout and "'row-split' is not listed" in run.stdout
 
