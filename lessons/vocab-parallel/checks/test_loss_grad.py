@@ -64,8 +64,11 @@ def expect_grad(solution, ref, shards, targets):
                "global maximum m as the loss: softmax(z) = exp(z − m) / Σ exp(z − m).",
                fn=c.text(), bad=int((~np.isfinite(got)).sum()),
                big=max(float(np.max(s)) for s in shards), inputs=c.inputs()))
-    expect_close(c, ref.grad(shards, targets), rtol=RTOL, atol=ATOL,
-                 mistakes=mistakes(ref, shards, targets))
+    # Compared GPU by GPU, as returned: a failure names the GPU whose slice is off.
+    expect_close(c, list(ref.grad(shards, targets)), rtol=RTOL, atol=ATOL,
+                 labels=[_("GPU {i}'s slice", i=i) for i in range(len(shards))],
+                 mistakes=[(hint, lambda make=make: list(make())) for hint, make in
+                           mistakes(ref, shards, targets)])
 
 
 def test_example(solution, ref, ce_example):
