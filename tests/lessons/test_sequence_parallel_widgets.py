@@ -1,0 +1,160 @@
+"""The sequence-parallel page in the real browser: the data-flow widget shows the worked example
+stage by stage and the memory calculator the paper's GPT-3 numbers; both follow every edit,
+report bad input inline, switch language, fit a phone, and run the learner's own functions."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tools"))
+
+from sitebuild.serve import serve_in_thread  # noqa: E402
+from sitebuild.testing import shared_site  # noqa: E402
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+expect = playwright_api.expect
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+LESSON = ROOT / "lessons" / "sequence-parallel"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
+SCREENSHOTS = ROOT / "artifacts" / "screenshots"
+MINUS = "\u2212"
+
+
+@pytest.fixture(scope="module")
+def page_url(tmp_path_factory):
+    site = shared_site(tmp_path_factory)
+    server, url = serve_in_thread(site, isolated=True)
+    yield f"{url}lessons/sequence-parallel/index.html"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"{CHROMIUM} is not installed")
+    with playwright_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def open_page(browser, page_url):
+    """open_page(width) -> (page, data-flow widget, memory widget); errors in page.errors."""
+    contexts = []
+
+    def open_(width=1300):
+        context = browser.new_context(viewport={"width": width, "height": 950}, service_workers="block")
+        contexts.append(context)
+        page = context.new_page()
+        page.errors = []
+        page.on("console", lambda m: m.type == "error" and page.errors.append(m.text))
+        page.on("pageerror", lambda e: page.errors.append(str(e)))
+        page.goto(page_url)
+        flow, memory = page.locator('[data-widget="sp-dataflow"]'), page.locator('[data-widget="sp-memory"]')
+        expect(flow.locator(".spdf")).to_be_visible()
+        expect(memory.locator(".spm")).to_be_visible()
+        return page, flow, memory
+
+    yield open_
+    for context in contexts:
+        context.close()
+
+
+def shot(target, name):
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    target.screenshot(path=str(SCREENSHOTS / f"sequence-parallel-{name}.png"))
+
+
+def cells(locator) -> list[str]:
+    return [t.strip() for t in locator.locator("td").all_inner_texts()]
+
+
+def test_the_data_flow_shows_the_worked_example(open_page):
+    page, flow, _ = open_page()
+    assert cells(flow.get_by_test_id("rs-1")) == ["6.788", f"{MINUS}0.204", "0", "0"]
+    assert cells(flow.get_by_test_id("out-0")) == ["1.789", "4.796", "2.789", "5.796"]
+    assert cells(flow.get_by_test_id("out-1")) == ["9.788", "0.796", "2", "2"]
+    assert len(cells(flow.get_by_test_id("ag-0"))) == 8  # after the all-gather: all 4 rows
+    assert len(cells(flow.get_by_test_id("ln-0"))) == 4  # before it: its own 2 rows
+    expect(flow.get_by_test_id("equal")).to_have_attribute("data-equal", "true")
+    shot(flow, "dataflow")
+    assert page.errors == []
+
+
+def test_the_data_flow_follows_edits_and_gpu_counts(open_page):
+    page, flow, _ = open_page()
+    flow.get_by_label("X[1][0]", exact=True).fill("5")
+    assert cells(flow.get_by_test_id("out-0"))[2:] == ["11.788", "2.796"]
+    flow.locator('select[data-size="T"]').select_option("8")
+    flow.locator('select[data-size="n"]').select_option("4")
+    expect(flow.locator(".spdf-gpu")).to_have_count(4)
+    expect(flow.get_by_test_id("equal")).to_have_attribute("data-equal", "true")
+    expect(flow.get_by_test_id("comm")).to_contain_text("together 24")
+
+
+def test_the_data_flow_reports_bad_input_inline(open_page):
+    page, flow, _ = open_page()
+    field = flow.get_by_label("X[0][1]", exact=True)
+    field.fill("1..2")
+    expect(flow.get_by_test_id("errors-X")).to_contain_text("X[0][1]")
+    expect(flow.get_by_test_id("blocked")).to_be_visible()
+    field.fill("2")
+    flow.locator('select[data-size="T"]').select_option("3")
+    expect(flow.get_by_test_id("size-errors")).to_contain_text("T = 3 is not divisible by n = 2")
+    flow.locator('select[data-size="n"]').select_option("1")
+    expect(flow.get_by_test_id("equal")).to_have_attribute("data-equal", "true")
+
+
+def test_the_calculator_starts_at_gpt3_and_recomputes(open_page):
+    page, _, memory = open_page()
+    values = [memory.get_by_test_id(f"value-{k}").inner_text() for k in ("one", "tp", "tp-sp", "tp-sel", "tp-sp-sel")]
+    assert values == ["2.672", "0.539", "0.334", "0.305", "0.100"]
+    expect(memory.get_by_test_id("current")).to_contain_text("0.334 GiB")
+    expect(memory.get_by_test_id("comm-tp")).to_contain_text("176\u202f160\u202f768")
+    expect(memory.get_by_test_id("comm-sp")).to_contain_text("176\u202f160\u202f768")
+    memory.locator('input[data-switch="selective"]').check()
+    expect(memory.get_by_test_id("current")).to_contain_text("0.100 GiB")
+    memory.locator('input[data-field="t"]').fill("0")
+    expect(memory.get_by_test_id("error-t")).to_contain_text("“0” is not a whole number")
+    memory.locator('input[data-field="t"]').fill("4")
+    expect(memory.get_by_test_id("value-tp")).to_have_text("0.844")  # s·b·h·(10 + 24/4 + 80/4)
+    shot(memory, "memory")
+
+
+def test_both_widgets_switch_language_and_fit_a_phone(open_page):
+    page, flow, memory = open_page(width=390)
+    page.locator('[data-lang-choice="pl"]').click()
+    expect(flow.locator(".tpw-title")).to_contain_text("wiersz po wierszu")
+    expect(memory.locator(".tpw-title")).to_have_text("Pamięć aktywacji na warstwę, na jedno GPU")
+    for w, cls in ((flow, ".spdf"), (memory, ".spm")):
+        overflow = w.evaluate(f"el => el.querySelector('{cls}').scrollWidth - el.clientWidth")
+        assert overflow <= 0, f"{cls} is {overflow} px wider than the phone's column"
+    shot(page, "phone-pl")
+    assert page.errors == []
+
+
+def test_try_with_my_code_runs_the_learners_functions(open_page):
+    page, flow, memory = open_page()
+    page.wait_for_selector("#python-progress[data-state=ready]", timeout=120_000)
+    for source, flow_verdict, memory_verdict in [
+            (LESSON / "reference.py", "match", "match"),
+            (LESSON / "wrong" / "residual_forgotten.py", "values", "match"),
+            (LESSON / "wrong" / "bytes_gib.py", "match", "mismatch")]:
+        page.locator(".cm-content").focus()
+        page.keyboard.press("ControlOrMeta+a")
+        page.keyboard.press("Delete")
+        page.keyboard.insert_text(source.read_text(encoding="utf-8"))
+        for w, verdict in ((flow, flow_verdict), (memory, memory_verdict)):
+            w.get_by_role("button", name="Try with my code").click()
+            expect(w.get_by_test_id("learner-verdict")).to_have_attribute("data-verdict", verdict, timeout=60_000)
+    expect(memory.locator(".spm-yours").first).to_contain_text("yours: 2.67188 bytes")
+    assert page.errors == []
