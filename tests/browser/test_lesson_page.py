@@ -263,7 +263,7 @@ def test_language_switch_shows_one_language_and_is_remembered(lesson_page, scree
 
 def test_index_page_links_to_the_lesson(page, site_url):
     page.goto(site_url + "index.html")
-    page.get_by_role("link", name=re.compile("Tensor-parallel MLP")).click()
+    page.get_by_role("link", name="Tensor-parallel MLP (Megatron-LM)", exact=True).click()
     page.wait_for_selector("#editor .cm-line")
     assert page.url.endswith("/lessons/tp-mlp/index.html")
     assert page.errors == []
