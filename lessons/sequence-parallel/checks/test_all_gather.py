@@ -11,7 +11,7 @@ RTOL = 1e-6
 
 def mistakes(chunks):
     chunks = [np.asarray(c, dtype=float) for c in chunks]
-    rows, D = chunks[0].shape
+    D = chunks[0].shape[1]
     return [
         (_("the chunks are stacked in reverse GPU order: GPU 0's rows come first, then GPU "
            "1's, and so on, so that row r of the result is row r of the sequence."),

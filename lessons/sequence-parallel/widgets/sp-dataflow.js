@@ -4,7 +4,7 @@
 // learner's sp_mlp_block on the same numbers.
 
 import "./sp-dataflow.css";
-import { h, fill, sub } from "widget-kit/dom.js";
+import { h, fill } from "widget-kit/dom.js";
 import { translator } from "widget-kit/i18n.js";
 import { inputGrid, readGrid, showErrors, entryErrorText, ENTRY_MESSAGES } from "widget-kit/grid.js";
 import { formatNumber } from "widget-kit/matrix.js";
