@@ -6,7 +6,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from lessonkit.checking import call
+from lessonkit.checking import CheckFailed, TimedOutBefore, call, describe, expect_close
 from lessonkit.i18n import _
 from lessonkit.learner import LearnerError
 
@@ -121,14 +121,15 @@ def grad_local_max(shards, targets):
 
 @pytest.fixture
 def ref():
-    """The correct functions and the classic wrong ones. All are module-level functions of the
-    checks folder: lessonkit's guard makes them refuse to run inside learner code, so a
+    """The correct functions and the classic wrong ones, and expect_close_range. All are
+    module-level functions of the checks folder: lessonkit's guard makes them refuse to run inside learner code, so a
     solution cannot borrow their answers."""
     return SimpleNamespace(
         owned_range=owned_range, embedding=embedding, embedding_no_mask=embedding_no_mask,
         embedding_global_index=embedding_global_index, loss=loss, loss_local_max=loss_local_max,
         loss_max_not_added=loss_max_not_added, softmax=softmax, onehot=onehot, split=split,
-        grad=grad, grad_local_softmax=grad_local_softmax, grad_local_max=grad_local_max)
+        grad=grad, grad_local_softmax=grad_local_softmax, grad_local_max=grad_local_max,
+        expect_close_range=expect_close_range)
 
 
 def call_lookup(solution, name, *args):
@@ -148,6 +149,46 @@ def call_lookup(solution, name, *args):
 @pytest.fixture
 def lookup():
     return call_lookup
+
+
+def range_note(solution, V, n):
+    """A hint naming the learner's own vocab_range when it is wrong for this V and n, else None
+    (also when it cannot be asked: not written yet, an error, out of time). A lookup or loss
+    built on a wrong range puts some id in no GPU's range, or in two, and the result can then
+    look like any of the classic mistakes; the range is what to fix."""
+    for rank in range(n):
+        try:
+            got = call(solution, "vocab_range", V, rank, n).got
+            pair = tuple(int(v) for v in got)
+        except LearnerError as exc:
+            if exc.fatal:
+                raise
+            return None
+        except (TimedOutBefore, TypeError, ValueError, OverflowError):
+            return None
+        start, end = owned_range(V, rank, n)
+        if pair != (start, end):
+            return _("Hint: your vocab_range({V}, {rank}, {n}) returns {got}, but GPU {rank} "
+                     "owns ids {start} … {last}: it should return ({start}, {end}). If this "
+                     "function uses vocab_range, fix that first (its checks are above): an id "
+                     "that no GPU owns, or that two GPUs own, comes out wrong.", V=V, rank=rank,
+                     n=n, got=describe(got), start=start, last=end - 1, end=end)
+    return None
+
+
+def expect_close_range(solution, V, n, c, expected, *, mistakes, **how):
+    """expect_close, except that when the result is wrong and the learner's own vocab_range
+    is too, the message names the range instead of a classic mistake's hint."""
+    try:
+        return expect_close(c, expected, mistakes=mistakes, **how)
+    except CheckFailed:
+        note = range_note(solution, V, n)
+        if note is None:
+            raise
+    try:
+        expect_close(c, expected, **how)
+    except CheckFailed as exc:
+        raise CheckFailed(str(exc) + "\n" + note) from None
 
 
 def labelled_table(V, D):
