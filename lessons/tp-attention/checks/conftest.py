@@ -73,10 +73,20 @@ def expect_output(c, expected, mistakes, hides_self=None):
     arithmetic, ~1e-6 here, passes), plus the one classic mistake a value cannot name: a mask
     that hides each token from itself leaves token 0 with nothing to attend to, and what a
     solution makes of that (NaN, zeros, an unmasked row) varies. `hides_self` is (hint,
-    make_value); its hint is shown when every row after the first matches that value."""
+    make_value); its hint is shown when every row after the first matches that value, or, for
+    a single token, when the result is NaN."""
     exp = np.asarray(expected, dtype=np.float64)
     rtol = 2e-5
     tol = dict(rtol=rtol, atol=rtol * max(1.0, float(np.max(np.abs(exp)))))
+    if hides_self is not None and exp.ndim == 2 and exp.shape[0] == 1:
+        # One token: no later rows to compare, but its only key is itself, so a mask that
+        # hides it leaves no weights at all, which with −∞ scores is NaN everywhere.
+        got = c.got
+        if isinstance(got, np.ndarray) and got.shape == exp.shape and not np.isfinite(got).any():
+            fail(_("{call} returned NaN for a single token, whose only key is itself.\n"
+                   "{inputs}\n  expected: {expected}\n  got:      {got}\nHint: {hint}",
+                   call=c.text(), inputs=c.inputs(), expected=describe(exp),
+                   got=describe(got), hint=hides_self[0]))
     if hides_self is not None and exp.ndim == 2 and exp.shape[0] > 1:
         hint, make = hides_self
         got = c.got
