@@ -132,8 +132,9 @@ def lesson_visit(context, url: str, reference: str, server, run_at_once: bool) -
     ready (first run). Then one later Run."""
     page = context.new_page()
     page.add_init_script(LESSON_PROBE)
-    saved = json.dumps({"code": reference, "starter": None})  # as if written on an earlier visit
-    page.add_init_script(f"localStorage.setItem({json.dumps('tp-course:lesson:' + LESSON)}, {json.dumps(saved)})")
+    # As if written on an earlier visit (the key is namespaced by the site's path: "/" here).
+    saved = json.dumps({"code": reference, "starter": None})
+    page.add_init_script(f"localStorage.setItem({json.dumps('tp-course:/:lesson:' + LESSON)}, {json.dumps(saved)})")
     before = server.sent_bytes
     page.goto(url)
     row = {}
