@@ -139,6 +139,11 @@ def call_lookup(solution, name, *args):
     except LearnerError as exc:
         if exc.fatal or "IndexError" not in exc.message:
             raise
+        if "integer" in exc.message:  # numpy's words for a float used as an index
+            raise LearnerError(exc.message + "\n" + _(
+                "Hint: an index here is not an integer. Ids, start and end are integers: "
+                "V / n is a float in Python 3, so use V // n, and keep id - start an integer "
+                "array.")) from None
         raise LearnerError(exc.message + "\n" + _(
             "Hint: an IndexError here usually means a GPU looked up an id that is not in its "
             "shard. E_shards[i] holds only rows start..end-1 of the table: mask the ids GPU i "

@@ -1,4 +1,5 @@
 """Checks of vocab_range(V, rank, n): GPU rank owns ids [rank·V/n, (rank+1)·V/n)."""
+import numpy as np
 import pytest
 
 from lessonkit.checking import call, describe, expect_close, fail
@@ -26,10 +27,14 @@ def mistakes(V, rank, n):
 def expect_range(solution, V, rank, n):
     c = call(solution, "vocab_range", V, rank, n)
     got = c.got
-    if not isinstance(got, (tuple, list)) or len(got) != 2:
+    # A 2-entry integer array unpacks like a pair, so it counts as one.
+    pair = isinstance(got, (tuple, list)) or isinstance(got, np.ndarray) and got.ndim == 1
+    if not pair or len(got) != 2:
         fail(_("{fn} should return a pair (start, end); it returned {got}.\n{inputs}",
                fn=c.text(), got=describe(got), inputs=c.inputs()))
-    if any(isinstance(v, float) for v in got) or any(d.startswith("float") for d in c.dtypes):
+    # Python floats by type (an array's entries are numpy floats whatever it held: its dtype
+    # says what the learner returned).
+    if any(type(v) is float for v in got) or any(d.startswith("float") for d in c.dtypes):
         fail(_("{fn} returned {got}, with floating-point numbers; start and end are ids, "
                "integers. V / n is a float in Python 3: use V // n.\n{inputs}",
                fn=c.text(), got=describe(got), inputs=c.inputs()))
