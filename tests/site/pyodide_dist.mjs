@@ -3,6 +3,8 @@
 // source compiled (by the import system, pytest, lessonkit); then grades solutions through
 // lessonkit.browser.
 //   node pyodide_dist.mjs JOB.json    JOB: {site, lesson, solutions: [source, ...]}
+// The site must lie outside this repository (pytest's temporary folder does): the repository's
+// package.json makes Node read every .js below it, Pyodide's too, as an ES module.
 // Prints one JSON line: {compiled: [file names], json_file: json's __file__, reports: [...]}.
 import { createRequire } from "node:module";
 import fs from "node:fs";
