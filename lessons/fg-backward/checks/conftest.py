@@ -69,9 +69,11 @@ def per_gpu(X, shards, dY, act_grad=tanh_gelu_grad, at_h=False, dB_from_z=False)
 
 def assemble(parts, reduce="sum", reduce_weights=False):
     """(dX, grads) from per-GPU parts, with f's all-reduce done right (sum) or wrong
-    (mean, none: GPU 0's dX only) and, wrongly, the weight gradients all-reduced too."""
+    (mean; none: GPU 0's dX only; stacked: every GPU's dX_i, never added up) and, wrongly, the
+    weight gradients all-reduced too."""
     dXs = [p[0] for p in parts]
-    dX = {"sum": sum(dXs), "mean": sum(dXs) / len(dXs), "none": dXs[0]}[reduce]
+    dX = {"sum": sum(dXs), "mean": sum(dXs) / len(dXs), "none": dXs[0],
+          "stacked": np.stack(dXs)}[reduce]
     grads = [(p[1], p[2]) for p in parts]
     if reduce_weights:
         total = (sum(g[0] for g in grads), sum(g[1] for g in grads))
@@ -111,6 +113,12 @@ def hint_averaged():
         "your dX is the average of the GPUs' dX_i, not their sum. X feeds every GPU's block, so its "
         "gradient is the sum of the contributions, dX = Σ_i dX_i; dividing by n leaves it n times "
         "too small.")
+
+
+def hint_not_summed():
+    return _(
+        "your dX is every GPU's dX_i side by side, one per GPU, never added up. f's backward is "
+        "that all-reduce: dX = Σ_i dX_i, one array of X's shape.")
 
 
 def hint_weights_reduced():
@@ -183,6 +191,7 @@ def backward_mistakes(X, shards, dY):
     found = [
         (hint_no_allreduce(), lambda: assemble(parts(), reduce="none")),
         (hint_averaged(), lambda: assemble(parts(), reduce="mean")),
+        (hint_not_summed(), lambda: assemble(parts(), reduce="stacked")),
         (hint_weights_reduced(), lambda: assemble(parts(), reduce_weights=True)),
         (hint_at_h(), lambda: assemble(parts(at_h=True))),
         (hint_erf(), lambda: assemble(parts(act_grad=erf_gelu_grad))),
