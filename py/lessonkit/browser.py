@@ -38,8 +38,9 @@ def prepare(lesson_dir: str) -> str:
 def grade_json(lesson_dir: str, source: str, timed_out_json: str = "[]", on_event=None,
                crashed_json: str = "[]", time_used_s: float = 0.0, lang: str = "en") -> str:
     """Grade and return the report JSON. `on_event(event_json)` gets each progress event.
-    After a restart the worker passes what it learned: checks that timed out or during which
-    Python died, and the seconds already spent (see `grade`). `lang`: the page's language."""
+    After a restart the worker passes what it learned: checks that timed out (`{id: the
+    function it was running}`) or during which Python died, and the seconds already spent
+    (see `grade`). `lang`: the page's language."""
     emit = None if on_event is None else (lambda event: on_event(json.dumps(event)))
     report = grade(_lesson(lesson_dir), source, on_event=emit,
                    timed_out=json.loads(timed_out_json or "[]"),

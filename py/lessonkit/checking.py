@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import numpy
 
 from .i18n import _
-from .learner import LearnerError, run_learner
+from .learner import LearnerError, TimedOutBefore, run_learner
 from .timelimit import CheckTimeout
 
 _deepcopy = copy.deepcopy
@@ -49,18 +49,10 @@ class CheckFailed(AssertionError):
     """The learner's result is wrong; the message is written for the learner."""
 
 
-class TimedOutBefore(Exception):
-    """`call` of a learner function that already ran out of time in this grading run."""
-
-    def __init__(self, name: str, title: str):
-        super().__init__(name)
-        self.name, self.title = name, title
-
-
-# Learner function -> the title of the check where it ran out of time, for the grading run in
-# progress (the runner clears it and fills it): a function that loops forever costs one time
-# limit, not one per check that calls it.
-timed_out_calls: dict[str, str] = {}
+# Told the name of each learner function a check calls, just before it runs (the runner sets
+# it for the grading run): a host that ends Python at a time limit learns which function was
+# running, so the fresh Python it grades again in can skip that function as this one would.
+announce_call = [lambda name: None]
 
 
 def fail(message: str):
@@ -88,8 +80,7 @@ class Call:
 
 def call(solution, name: str, *args) -> Call:
     """Call `solution.<name>(*args)` with copies of `args`, under the grading limits."""
-    if name in timed_out_calls:
-        raise TimedOutBefore(name, timed_out_calls[name])
+    announce_call[0](name)
     fn = vars(solution).get(name)
     handed = _copy(args)
     private = _copy(args)
@@ -104,6 +95,9 @@ def call(solution, name: str, *args) -> Call:
 
     try:
         got, after, params = run_learner(learner_side, name)
+    except TimedOutBefore as exc:  # `name` itself, or a learner function it calls
+        exc.caller = name
+        raise
     except CheckTimeout:
         raise CheckTimeout(f"{name}") from None
     if not _same(args, private):

@@ -26,6 +26,27 @@ class LearnerError(Exception):
         self.fatal = fatal
 
 
+class TimedOutBefore(BaseException):
+    """Raised by the stand-in for a learner function that already ran out of time in this
+    grading run. A BaseException, like CheckTimeout, so that learner code calling it does not
+    swallow it in `except Exception`; `caller` is the function the check called."""
+
+    def __init__(self, name: str, title: str):
+        super().__init__(name)
+        self.name, self.title, self.caller = name, title, name
+
+
+def stand_in(name: str, title: str):
+    """What replaces learner function `name` in the graded module once it ran out of time in
+    the check titled `title`: it raises at once, so every later check that calls it, directly
+    or through another of the learner's functions (tp_mlp calling gelu), is skipped instead of
+    spending its own time limit on the same loop."""
+    def timed_out_before(*args, **kwargs):
+        raise TimedOutBefore(name, title)
+    timed_out_before.__name__ = timed_out_before.__qualname__ = name
+    return timed_out_before
+
+
 def compile_source(source: str) -> types.CodeType:
     """Compile the learner's file; a syntax error becomes a LearnerError naming their line."""
     _remember_source(source)
@@ -89,8 +110,8 @@ def run_learner(fn, what: str, loading: bool = False):
     (whatever it changed in the grader's world is put back and reported, see guard.py;
     `loading`: the file's top-level code, whose changes are put back and noted instead).
 
-    `what` names the code in messages ("gelu", "your file"). CheckTimeout and
-    KeyboardInterrupt pass through untouched (the caller reports them). An exception is put
+    `what` names the code in messages ("gelu", "your file"). CheckTimeout, KeyboardInterrupt
+    and TimedOutBefore pass through untouched (the caller reports them). An exception is put
     into words inside the guard too: its `__str__` is learner code.
     """
     try:
@@ -98,7 +119,7 @@ def run_learner(fn, what: str, loading: bool = False):
             try:
                 with _recursion_headroom(_headroom):
                     return fn()
-            except (CheckTimeout, KeyboardInterrupt):
+            except (CheckTimeout, KeyboardInterrupt, TimedOutBefore):
                 raise
             except BaseException as exc:  # noqa: BLE001 - anything raised, SystemExit too
                 failure = _describe_safely(exc, what)

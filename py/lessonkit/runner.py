@@ -51,7 +51,9 @@ def grade(lesson: Lesson, source: str, *, on_event=None, timed_out=(), crashed=(
     """Grade `source` (the learner's solution.py) against `lesson`'s hidden checks.
 
     on_event: called with a dict before (`check_start`) and after (`check_end`) each check.
-    timed_out: ids of checks already known to time out; reported as "timeout" unrun.
+    timed_out: checks already known to time out, reported as "timeout" unrun: their ids, or
+    a mapping of each id to the learner function it was running (the `call` event before its
+    limit hit; None if unknown), which is then skipped in later checks as if it timed out here.
     crashed: ids of checks during which Python itself died (a host restarted it); reported
     as "error" unrun.
     time_used_s: seconds this grading already spent in earlier attempts (a host that restarts
@@ -65,11 +67,11 @@ def grade(lesson: Lesson, source: str, *, on_event=None, timed_out=(), crashed=(
 def _grade(lesson, source, on_event, timed_out, crashed, time_used_s) -> Report:
     started = time.perf_counter()
     lesson_hints = hints.load(lesson.path)
-    checking.timed_out_calls.clear()
     out = CappedOutput(lesson.limits.output_lines, lesson.limits.output_bytes)
-    run = _Run(lesson, on_event, set(timed_out), started - time_used_s)
+    timed_out = dict(timed_out) if isinstance(timed_out, dict) else dict.fromkeys(timed_out)
+    run = _Run(lesson, on_event, timed_out, started - time_used_s)
     run.crashed = set(crashed)
-    with given_modules(lesson), guard.session(lesson.checks_dir.resolve()), redirected(out), \
+    with given_modules(lesson), _announcing_calls(run), guard.session(lesson.checks_dir.resolve()), redirected(out), \
             alarm_handler(), \
             learner.stack_headroom(lesson.limits.recursion), \
             warnings.catch_warnings():
@@ -88,13 +90,25 @@ def _grade(lesson, source, on_event, timed_out, crashed, time_used_s) -> Report:
                   duration_ms=(time.perf_counter() - started) * 1000)
 
 
+@contextmanager
+def _announcing_calls(run: "_Run"):
+    """A `call` event for each learner function a check calls, for hosts (see grade's
+    `timed_out`)."""
+    checking.announce_call[0] = lambda name: run.emit(
+        {"event": "call", "id": run.current[0] if run.current else None, "fn": name})
+    try:
+        yield
+    finally:
+        checking.announce_call[0] = lambda name: None
+
+
 def load_title(lesson: Lesson) -> str:
     names = ", ".join(f.signature for f in lesson.functions)
     return _("Your solution.py runs and defines {names}", names=names)
 
 
 class _Run:
-    def __init__(self, lesson: Lesson, on_event, timed_out: set, started: float):
+    def __init__(self, lesson: Lesson, on_event, timed_out: dict, started: float):
         self.lesson = lesson
         self.emit = on_event or (lambda event: None)
         self.timed_out = timed_out
@@ -292,8 +306,10 @@ class _Plugin:
         cid, title = check_id(item), check_title(item)
         limit = self.run.start(cid, title)
         skip = self.run.skip_reason()
-        if cid in self.run.timed_out:
-            skip = "timeout", self.run.timeout_message(CheckTimeout(), limit)
+        if cid in self.run.timed_out:  # it ended an earlier Python (a host's restart)
+            fn = self.run.timed_out[cid]
+            skip = "timeout", self.run.timeout_message(CheckTimeout(*[fn] if fn else []), limit)
+            self.skip_from_now_on(fn, title)
         if cid in self.run.crashed:
             skip = "error", crashed_message()
         if skip:
@@ -329,6 +345,13 @@ class _Plugin:
         return TestReport(item.nodeid, item.location, {}, outcome, longrepr, call.when,
                           duration=call.duration, start=call.start, stop=call.stop)
 
+    def skip_from_now_on(self, fn: str | None, title: str) -> None:
+        """Learner function `fn` ran out of time in the check titled `title`: from now on, in
+        this run, the module holds a stand-in for it that raises at once (learner.stand_in),
+        so a loop costs one time limit, not one per check that reaches it."""
+        if fn in {f.name for f in self.run.lesson.functions} and self.module is not None:
+            vars(self.module)[fn] = learner.stand_in(fn, title)
+
     def verdict(self, item, reports, limit, fired: bool) -> tuple[str, str]:
         exc = self.excinfo.pop(item.nodeid, None)
         if fired and not isinstance(exc, CheckTimeout):
@@ -336,12 +359,16 @@ class _Plugin:
         if exc is None or isinstance(exc, pytest.skip.Exception):
             return "passed", ""
         if isinstance(exc, TimedOutBefore):
+            if exc.caller != exc.name:
+                return "timeout", _("Skipped: your {caller} calls {fn}, which ran out of time "
+                                    "above, in \u201c{title}\u201d, so this check did not run "
+                                    "it again. Fix {fn} first.", caller=exc.caller,
+                                    fn=exc.name, title=exc.title)
             return "timeout", _("Skipped: {fn} ran out of time above, in \u201c{title}\u201d, so "
                                 "this check did not run it again. Fix {fn} first.",
                                 fn=exc.name, title=exc.title)
         if isinstance(exc, CheckTimeout):
-            if exc.args and exc.args[0] in {f.name for f in self.run.lesson.functions}:
-                checking.timed_out_calls.setdefault(exc.args[0], check_title(item))
+            self.skip_from_now_on(exc.args[0] if exc.args else None, check_title(item))
             return "timeout", self.run.timeout_message(exc, limit)
         if isinstance(exc, LearnerError):
             if exc.fatal:

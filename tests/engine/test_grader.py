@@ -104,6 +104,52 @@ def test_known_timeouts_are_not_run(toy):
             "status": "timeout"} in events
 
 
+GELU_LOOPS = "def gelu(x):\n    while True:\n        pass\n"
+
+
+def gelu_looping(tp_mlp) -> str:
+    reference = (tp_mlp.path / "reference.py").read_text()
+    assert "def gelu(x):\n" in reference
+    return reference.replace("def gelu(x):\n", GELU_LOOPS, 1)
+
+
+def test_a_function_that_timed_out_is_skipped_where_other_learner_code_calls_it(tp_mlp):
+    """`while True: pass` in gelu costs one time limit in the whole run: tp_mlp calls gelu,
+    and its checks say so instead of running into their own limits."""
+    import time
+    events = []
+    started = time.perf_counter()
+    report = grade(tp_mlp, gelu_looping(tp_mlp), on_event=events.append)
+    elapsed = time.perf_counter() - started
+    by_id = {c.id: c for c in report.checks}
+    first = by_id["test_gelu::test_python_floats"]
+    assert first.status == "timeout" and first.message.startswith("gelu was still running after 5 s")
+    tp = [c for c in report.checks if c.id.startswith("test_tp_mlp::")]
+    assert tp and all(c.status == "timeout" and c.message.startswith(
+        "Skipped: your tp_mlp calls gelu, which ran out of time above, in \u201cgelu works on "
+        "plain Python floats") for c in tp), tp
+    assert all(c.status == "passed" for c in report.checks if c.id.startswith("test_shard_mlp::"))
+    assert elapsed < 2 * tp_mlp.limits.check_seconds, elapsed
+    # The host learns which function each check was running (what a restart needs).
+    assert {"event": "call", "id": "test_gelu::test_python_floats", "fn": "gelu"} in events
+
+
+def test_a_host_that_restarted_python_passes_the_function_that_ran_out_of_time(tp_mlp):
+    """After a restart, `timed_out` maps the check to the function it was running: the fresh
+    run reports that check as the first one did, and skips the function from then on."""
+    import time
+    started = time.perf_counter()
+    report = grade(tp_mlp, gelu_looping(tp_mlp),
+                   timed_out={"test_gelu::test_python_floats": "gelu"})
+    assert time.perf_counter() - started < tp_mlp.limits.check_seconds  # nothing ran into a limit
+    first = report.check("test_gelu::test_python_floats")
+    assert first.status == "timeout" and first.message.startswith("gelu was still running after 5 s")
+    assert report.check("test_gelu::test_input_unchanged").message.startswith(
+        "Skipped: gelu ran out of time above")
+    assert report.check("test_tp_mlp::test_worked_example").message.startswith(
+        "Skipped: your tp_mlp calls gelu")
+
+
 def test_load_timeout_marks_everything(toy):
     report = grade(toy, "while True:\n    pass\n" + TOY_REFERENCE)
     assert statuses(report)["load"] == "timeout"
@@ -113,6 +159,9 @@ def test_load_timeout_marks_everything(toy):
 def test_progress_events(toy):
     events = []
     grade(toy, TOY_REFERENCE, on_event=events.append)
+    calls = [e for e in events if e["event"] == "call"]
+    assert {"event": "call", "id": "test_toy::test_double", "fn": "double"} in calls
+    events = [e for e in events if e["event"] != "call"]
     assert len(events) == 2 * len(TOY_IDS)
     for cid, (start, end) in zip(TOY_IDS, zip(events[::2], events[1::2])):
         assert start == {"event": "check_start", "id": cid, "title": start["title"],

@@ -63,7 +63,7 @@ export class PythonWorker {
 
   /** Grades `source`; resolves with {kind: "report", report} | {kind: "stopped"} | {kind: "crash", message}. */
   grade(source, { onEvent = () => {}, lang = "en" } = {}) {
-    return this.enqueue({ type: "grade", source, lang, timedOut: [], crashed: [], onEvent });
+    return this.enqueue({ type: "grade", source, lang, timedOut: {}, crashed: [], onEvent });
   }
 
   /** Runs the learner's functions on `calls` (for the widgets); resolves with the engine's answer. */
@@ -160,8 +160,12 @@ export class PythonWorker {
       const event = data.event;
       if (event.event === "check_start") {
         job.running = event.id;
+        job.calling = null;
         this.armTimer(job, event.time_limit_s, event.id);
       }
+      // The learner function the check is running: if its limit ends this worker, the next one
+      // skips that function in later checks, as the engine does when it stops the loop itself.
+      if (event.event === "call") job.calling = event.fn;
       // A widget's call has no checks: it gets one check's time limit as a whole.
       if (event.event === "example_start") this.armTimer(job, this.config.lesson.checkSeconds, null);
       if (event.event === "check_end") {
@@ -209,7 +213,7 @@ export class PythonWorker {
       if (job !== this.current) return;
       if (job.type === "grade") {
         // Grade again in a fresh worker, reporting this check as timed out without running it.
-        job.timedOut.push(checkId);
+        job.timedOut[checkId] = job.calling ?? null;
         this.restartAndResend(job);
       } else {
         this.endWorkerAndFinish(job, { kind: "timeout" });
