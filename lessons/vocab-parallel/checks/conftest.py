@@ -71,6 +71,20 @@ def loss_local_max(shards, targets):
     return m + np.log(s) - target_logit(shards, targets)
 
 
+def loss_target_not_masked(shards, targets, other):
+    """The target's logit summed over every GPU, not only its owner: the others add the entry
+    at column 0 (other="zero": Megatron's masked target, its logit never zeroed) or at the
+    wrapped column target mod V/n (other="wrap")."""
+    shards, targets = f64(shards), np.asarray(targets)
+    w = shards[0].shape[1]
+    picked = 0.0
+    for r, s in enumerate(shards):
+        owned = (targets >= r * w) & (targets < (r + 1) * w)
+        col = np.where(owned, targets - r * w, 0 if other == "zero" else targets % w)
+        picked = picked + s[np.arange(len(targets)), col]
+    return loss(shards, targets) + target_logit(shards, targets) - picked
+
+
 def loss_max_not_added(shards, targets):
     z = full_logits(shards)
     m = z.max(axis=1)
@@ -121,19 +135,21 @@ def grad_local_max(shards, targets):
 
 @pytest.fixture
 def ref():
-    """The correct functions and the classic wrong ones, and expect_close_range. All are
-    module-level functions of the checks folder: lessonkit's guard makes them refuse to run inside learner code, so a
-    solution cannot borrow their answers."""
+    """The correct functions and the classic wrong ones, expect_close_range and call_lookup.
+    All are module-level functions of the checks folder: lessonkit's guard makes them refuse
+    to run inside learner code, so a solution cannot borrow their answers."""
     return SimpleNamespace(
         owned_range=owned_range, embedding=embedding, embedding_no_mask=embedding_no_mask,
         embedding_global_index=embedding_global_index, loss=loss, loss_local_max=loss_local_max,
-        loss_max_not_added=loss_max_not_added, softmax=softmax, onehot=onehot, split=split,
+        loss_max_not_added=loss_max_not_added, loss_target_not_masked=loss_target_not_masked,
+        softmax=softmax, onehot=onehot, split=split,
         grad=grad, grad_local_softmax=grad_local_softmax, grad_local_max=grad_local_max,
-        expect_close_range=expect_close_range)
+        expect_close_range=expect_close_range, call_lookup=call_lookup)
 
 
 def call_lookup(solution, name, *args):
-    """`call`, with a hint added when the learner's code indexed outside a shard."""
+    """`call`, with a hint added when the learner's code indexed outside a shard (of the
+    table for vp_embedding, of the logits for the loss and its gradient)."""
     try:
         return call(solution, name, *args)
     except LearnerError as exc:
@@ -144,6 +160,12 @@ def call_lookup(solution, name, *args):
                 "Hint: an index here is not an integer. Ids, start and end are integers: "
                 "V / n is a float in Python 3, so use V // n, and keep id - start an integer "
                 "array.")) from None
+        if name != "vp_embedding":
+            raise LearnerError(exc.message + "\n" + _(
+                "Hint: an IndexError here usually means a GPU looked for a target that is not "
+                "in its slice. logit_shards[i] holds only the columns start..end-1 of the "
+                "logits: only the GPU that owns token t's target finds it, at column "
+                "target - start; the other GPUs contribute 0 for it.")) from None
         raise LearnerError(exc.message + "\n" + _(
             "Hint: an IndexError here usually means a GPU looked up an id that is not in its "
             "shard. E_shards[i] holds only rows start..end-1 of the table: mask the ids GPU i "

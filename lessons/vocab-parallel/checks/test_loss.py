@@ -3,7 +3,7 @@ all-reduces (max, sum of exponentials, target logit)."""
 import numpy as np
 import pytest
 
-from lessonkit.checking import as_array, call, describe, expect_unchanged, fail
+from lessonkit.checking import as_array, describe, expect_unchanged, fail
 from lessonkit.i18n import _
 
 # Relative to the logits' magnitude: a float32 solution (off by ~1e-7 of it) passes, and each
@@ -17,11 +17,18 @@ def tolerance(shards):
 
 
 def mistakes(ref, shards, targets):
+    # Non-owners picking column 0 or the wrapped column: one mistake, two values.
+    unmasked = _("every GPU added a logit to the all-reduced target logit, not only the GPU "
+                 "that owns the target: the others picked up another column of their slice. "
+                 "Only the owner adds z[target] (at column target − start); every other GPU "
+                 "adds 0.")
     return [
         (_("each GPU subtracted its own local maximum and the sums Σ exp(z − m_i) were added as "
            "they are. Those sums are in different units: first agree on the global maximum m "
            "(all-reduce MAX), then every GPU sums exp(z − m) with that same m."),
          lambda: ref.loss_local_max(shards, targets)),
+        (unmasked, lambda: ref.loss_target_not_masked(shards, targets, "zero")),
+        (unmasked, lambda: ref.loss_target_not_masked(shards, targets, "wrap")),
         (_("you forgot to add the maximum back: log Σ exp(z − m) is logsumexp(z) − m, so the "
            "loss is m + log Σ exp(z − m) − z_target."),
          lambda: ref.loss_max_not_added(shards, targets)),
@@ -35,7 +42,7 @@ def mistakes(ref, shards, targets):
 
 
 def expect_loss(solution, ref, shards, targets):
-    c = call(solution, "vp_cross_entropy", shards, targets)
+    c = ref.call_lookup(solution, "vp_cross_entropy", shards, targets)
     got = as_array(c)
     if not np.isfinite(got).all():
         bad = int((~np.isfinite(got)).sum())
@@ -89,7 +96,7 @@ def test_float32_logits(solution, ref, problem):
     expect_loss(solution, ref, [s.astype(np.float32) for s in shards], targets)
 
 
-def test_inputs_unchanged(solution, problem):
+def test_inputs_unchanged(solution, ref, problem):
     """vp_cross_entropy leaves the logit shards and the targets unchanged"""
     shards, targets = problem(15, 6, 16, 4)
-    expect_unchanged(call(solution, "vp_cross_entropy", shards, targets))
+    expect_unchanged(ref.call_lookup(solution, "vp_cross_entropy", shards, targets))

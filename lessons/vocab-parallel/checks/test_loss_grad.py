@@ -3,7 +3,7 @@ softmax(z) − onehot(target), from the reductions the loss already made."""
 import numpy as np
 import pytest
 
-from lessonkit.checking import call, describe, expect_unchanged, fail, to_array
+from lessonkit.checking import describe, expect_unchanged, fail, to_array
 from lessonkit.i18n import _
 
 # Entries lie in [−1, 1]: float32 arithmetic (~1e-7) passes; every classic mistake is off by
@@ -14,10 +14,15 @@ RTOL, ATOL = 1e-5, 1e-6
 def mistakes(ref, shards, targets):
     T = len(targets)
     p = ref.split(ref.softmax(shards), len(shards))
+    width = shards[0].shape[1]
     return [
         (_("your gradient has no −1 at the target: the gradient of −log softmax(z)[target] is "
            "softmax(z) − onehot(target), so the GPU that owns the target subtracts 1 there."),
          lambda: p),
+        (_("every GPU subtracted 1 in its slice at column target mod V/n, whether or not it "
+           "owns the target. Only the GPU whose range holds token t's target has that column "
+           "(target − start); the other GPUs' slices have no −1 for token t."),
+         lambda: p - ref.onehot(np.asarray(targets) % width, width)[None]),
         (_("your gradient is divided by T = {T}: that is the gradient of the mean loss. This "
            "function asks for the gradient of the sum Σ_t loss_t, softmax(z) − onehot(target) "
            "for every token.", T=T), lambda: ref.grad(shards, targets) / T),
@@ -54,7 +59,7 @@ def parts(c, shards, T):
 
 
 def expect_grad(solution, ref, shards, targets):
-    c = call(solution, "vp_cross_entropy_grad", shards, targets)
+    c = ref.call_lookup(solution, "vp_cross_entropy_grad", shards, targets)
     parts(c, shards, len(targets))
     got = np.stack([np.asarray(part, dtype=float) for part in c.got])
     if not np.isfinite(got).all():
@@ -98,7 +103,7 @@ def test_float32_logits(solution, ref, problem):
     expect_grad(solution, ref, [s.astype(np.float32) for s in shards], targets)
 
 
-def test_inputs_unchanged(solution, problem):
+def test_inputs_unchanged(solution, ref, problem):
     """vp_cross_entropy_grad leaves the logit shards and the targets unchanged"""
     shards, targets = problem(21, 6, 16, 4)
-    expect_unchanged(call(solution, "vp_cross_entropy_grad", shards, targets))
+    expect_unchanged(ref.call_lookup(solution, "vp_cross_entropy_grad", shards, targets))
