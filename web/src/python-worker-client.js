@@ -25,7 +25,8 @@ export class PythonWorker {
     this.restarts = 0;
   }
 
-  start() {
+  /** `warmUp: false` skips the warm-up grading (the next job grades at once and warms up itself). */
+  start({ warmUp = true } = {}) {
     this.worker = new Worker(this.config.urls.worker);
     this.ready = new Promise((resolve, reject) => {
       this.readyResolve = resolve;
@@ -43,16 +44,16 @@ export class PythonWorker {
       this.fail(`The Python worker failed to start: ${event.message || "unknown error"}`);
     };
     const { lesson, urls, downloadBytes } = this.config;
-    this.worker.postMessage({ type: "init", lesson, urls, downloadBytes, interruptBuffer: this.interrupt });
+    this.worker.postMessage({ type: "init", lesson, urls, downloadBytes, interruptBuffer: this.interrupt, warmUp });
   }
 
-  restart() {
+  restart({ warmUp = true } = {}) {
     this.readyDone = false;
     this.worker.terminate();
     // An interrupt meant for the old worker must not hit the new one while it starts.
     if (this.interrupt) Atomics.store(this.interrupt, 0, 0);
     this.restarts += 1;
-    this.start();
+    this.start({ warmUp });
   }
 
   fail(message) {
@@ -234,7 +235,9 @@ export class PythonWorker {
     this.disarmTimers(job);
     job.usedMs += performance.now() - job.sentAt;
     job.sent = false;
-    this.restart();
+    // The job is graded again as soon as the fresh worker is ready: a warm-up first would only
+    // make the learner wait longer for the same report.
+    this.restart({ warmUp: false });
     try {
       await this.ready;
     } catch (error) {

@@ -25,7 +25,7 @@ async function fetchBytes(url) {
   return new Uint8Array(await response.arrayBuffer());
 }
 
-async function init({ lesson, urls, downloadBytes, interruptBuffer }) {
+async function init({ lesson, urls, downloadBytes, interruptBuffer, warmUp }) {
   let loaded = 0;
   let stage = "Downloading Python";
   // Every byte the worker fetches (the runtime, the standard library, the wheels, the lesson)
@@ -60,7 +60,7 @@ async function init({ lesson, urls, downloadBytes, interruptBuffer }) {
   // Importing pytest and grading the starter once: "ready" comes after it, so the learner's
   // first Run is as fast as the next ones (a Run pressed earlier waits on the page).
   browser = pyodide.pyimport("lessonkit.browser");
-  browser.prepare(lessonDir);
+  browser.prepare(lessonDir, warmUp !== false);
   post({ type: "ready" });
 }
 
