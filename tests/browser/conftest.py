@@ -22,9 +22,6 @@ from sitebuild.testing import shared_site  # noqa: E402
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync"]
 SCREENSHOTS = ROOT / "artifacts" / "screenshots"
 LESSON = "tp-mlp"
 # Loading Pyodide, numpy and pytest on a 2-core machine takes seconds; a restart after a time
@@ -62,16 +59,6 @@ def site_url(built_site, isolation) -> str:
 @pytest.fixture(scope="session")
 def lesson_url(site_url) -> str:
     return f"{site_url}lessons/{LESSON}/index.html"
-
-
-@pytest.fixture(scope="session")
-def browser():
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"{CHROMIUM} is not installed (tools/setup.sh test installs it)")
-    with playwright_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
 
 
 @pytest.fixture(scope="session")

@@ -203,4 +203,4 @@ def test_limits_come_from_lesson_toml(toy):
     toml.write_text(toml.read_text().replace("memory_mb = 300", "memory_mb = 0"))
     with pytest.raises(LessonError) as info:
         load_lesson(folder)
-    assert "memory_mb" in str(info.value) and ":15:" in str(info.value)
+    assert "memory_mb" in str(info.value) and ":16:" in str(info.value)

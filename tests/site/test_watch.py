@@ -19,8 +19,6 @@ from sitebuild.testing import Watcher  # noqa: E402
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync"]
 
 
 @pytest.fixture
@@ -33,10 +31,9 @@ def watcher(tmp_path):
     w.stop()
 
 
-def test_a_saved_change_reloads_the_open_page_and_errors_show_located(watcher):
+def test_a_saved_change_reloads_the_open_page_and_errors_show_located(watcher, browser):
     md = watcher.lessons / "demo-lesson" / "lesson.md"
-    with playwright_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+    if True:  # the session's browser (tests/conftest.py)
         page = browser.new_page()
         page.goto(watcher.url + "lessons/demo-lesson/index.html")
         page.wait_for_selector("h1")
@@ -60,4 +57,4 @@ def test_a_saved_change_reloads_the_open_page_and_errors_show_located(watcher):
         watcher.wait_for("rebuilt in")
         page.wait_for_selector("#live-build-errors", state="detached", timeout=30_000)
         assert page.locator("h1").first.inner_text() == "Edited while watching"
-        browser.close()
+        page.close()
