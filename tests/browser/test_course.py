@@ -74,6 +74,25 @@ def test_home_page_shows_progress_and_the_way_on(page, site_url, python_ready, s
     screenshot(page, "course-home")
 
 
+@pytest.mark.parametrize("slug", [slug for _, slug in LESSONS])
+def test_edited_code_comes_back_after_a_reload_on_every_lesson(page, site_url, built_site, slug,
+                                                              editor_text):
+    """An edit at the end of the file (below the lines CodeMirror renders at first, which is
+    what made the editor look like the starter) is in the editor after a reload."""
+    if not (built_site / "lessons" / slug / "index.html").is_file():
+        pytest.skip(f"{slug} is not in this build")
+    page.goto(site_url + f"lessons/{slug}/index.html")
+    page.locator(".cm-content").focus()
+    page.keyboard.press("ControlOrMeta+End")
+    page.keyboard.insert_text("\n# my own line at the end\n")
+    edited = editor_text(page)
+    assert edited.endswith("# my own line at the end\n")
+    page.reload()
+    page.wait_for_selector(".cm-content")
+    assert editor_text(page) == edited
+    assert page.errors == []
+
+
 def test_polish_all_the_way(page, site_url, python_ready, screenshot):
     page.goto(site_url + "lessons/tp-mlp/index.html")
     page.locator('[data-lang-choice="pl"]').click()
@@ -98,6 +117,70 @@ def test_polish_all_the_way(page, site_url, python_ready, screenshot):
     assert "zgłoszono wyjątek NotImplementedError w wierszu 11" in first.locator(".check-message").inner_text()
     assert page.errors == []
     screenshot(page, "course-polish")
+
+
+def test_switching_language_after_a_run_shows_the_page_text_in_the_new_one(page, site_url, python_ready,
+                                                                          run_checks):
+    """The summary, statuses and notes follow the switch; the grader's titles and messages stay
+    as graded, and a note says so until the next Run."""
+    page.goto(site_url + "lessons/tp-mlp/index.html")
+    python_ready(page)
+    state, text = run_checks(page)
+    assert state == "failed" and text.startswith("1 of ")
+    first = page.locator('.check[data-check="test_gelu::test_python_floats"]')
+    title = first.locator(".check-title").inner_text()
+    note = page.locator("#graded-lang-note")
+    assert note.is_hidden()
+    page.locator('[data-lang-choice="pl"]').click()
+    assert page.get_by_role("status", name="Stan sprawdzania").count() == 1
+    status = page.locator("#run-status")
+    assert status.inner_text().startswith("Zaliczone sprawdzenia: 1 z ")
+    assert status.get_attribute("data-state") == "failed"
+    assert first.locator(".check-status").inner_text() == "błąd"
+    assert page.locator(".check-same").first.inner_text().startswith("Ten sam komunikat co w „")
+    assert first.locator(".check-title").inner_text() == title  # as graded, in English
+    assert note.is_visible() and note.inner_text().startswith("Tytuły i komunikaty sprawdzeń poniżej")
+    page.locator('[data-lang-choice="en"]').click()
+    assert status.inner_text().startswith("1 of ") and note.is_hidden()
+    page.locator('[data-lang-choice="pl"]').click()
+    page.get_by_role("button", name="Uruchom", exact=True).click()  # graded anew, in Polish
+    page.wait_for_function("""() => document.getElementById('run-status').dataset.state === 'failed'
+        && document.querySelectorAll('.check').length > 1""", timeout=RUN_TIMEOUT_MS)
+    assert status.inner_text().startswith("Zaliczone sprawdzenia: 1 z ") and note.is_hidden()
+    assert "gelu działa na zwykłych liczbach Pythona" in first.locator(".check-title").inner_text()
+    assert page.errors == []
+
+
+# English function words: page text under Polski must have none (code, math and the editor
+# aside). Polish shares none of these words.
+ENGLISH = re.compile(r"\b(the|and|of|with|your|you|is|are|this|for|from|each|files?|press|check)\b", re.I)
+PAGE_TEXT = """() => {
+  const out = [];
+  const aside = (el) => el.closest('pre, code, .katex, .cm-editor, script, style, [hidden], kbd, [lang=en]');
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let n; (n = walker.nextNode());) {
+    const el = n.parentElement;
+    if (n.textContent.trim() && !aside(el) && el.offsetParent !== null) out.push(n.textContent.trim());
+  }
+  for (const el of document.querySelectorAll('[aria-label], [title], [placeholder], [alt]')) {
+    if (el.closest('[hidden], [lang=en]')) continue;
+    for (const a of ['aria-label', 'title', 'placeholder', 'alt']) if (el.getAttribute(a)) out.push(el.getAttribute(a));
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("slug", [slug for _, slug in LESSONS])
+def test_no_english_page_text_under_polski(page, site_url, built_site, slug):
+    if not (built_site / "lessons" / slug / "index.html").is_file():
+        pytest.skip(f"{slug} is not in this build")
+    page.goto(site_url + f"lessons/{slug}/index.html")
+    if not page.locator('[data-lang-choice="pl"]').count():
+        pytest.skip(f"{slug} is not in Polish")
+    page.locator('[data-lang-choice="pl"]').click()
+    page.wait_for_selector(".cm-content")
+    english = sorted({text for text in page.evaluate(PAGE_TEXT) if ENGLISH.search(text)})
+    assert english == [], slug
 
 
 def test_hints_open_one_step_at_a_time_and_repeats_fold(page, site_url, python_ready, run_checks):

@@ -52,7 +52,7 @@ def _companion_section(lesson: Lesson) -> str:
         title, intro, nb_line, script_line = (escape(t).format(**fields) for t in COMPANION_TEXT.get(lang, COMPANION_TEXT["en"]))
         blocks.append(f'<div class="lang-block" data-lang="{lang}" lang="{lang}"><h2>{title}</h2><p>{intro}</p>'
                       f"<ol><li>{nb_line}</li><li>{script_line}</li></ol></div>")
-    return f'<section class="companion" aria-label="Companion files">{"".join(blocks)}</section>'
+    return f'<section class="companion" aria-label="Companion files" data-ui-aria-label="companionFiles">{"".join(blocks)}</section>'
 
 
 def _ui(key: str, english: str, tag: str = "span", attrs: str = "") -> str:
@@ -201,6 +201,7 @@ def lesson_page(lesson: Lesson, html: str, assets: dict[str, str], config: dict,
 <div class="editor" id="editor"></div>
 {_ui("editorHelp", "Write the functions, then press Run or Ctrl+Enter. Your code is saved in this browser as you type. In the editor Tab indents: press Esc, then Tab, to move on.", "p", ' class="hint" id="editor-help"')}
 {_ui("stale", "Your code changed since this run; press Run to check it again.", "p", ' class="stale-note" id="stale-note" hidden')}
+{_ui("gradedInOtherLanguage", "The checks' titles and messages below are in the language this run was graded in; press Run to get them in this one.", "p", ' class="stale-note" id="graded-lang-note" hidden')}
 <p class="next-after-pass" id="next-after-pass" hidden>{after_pass}</p>
 <div class="model-solution" id="model-solution" hidden>
 <button type="button" id="show-solution">{_ui("showSolution", "Show the model solution")}</button>

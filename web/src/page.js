@@ -148,7 +148,7 @@ function main() {
   async function run() {
     if (running || fileProtocol) return;
     setRunning(true);
-    results.clear();
+    clearReport();
     stale.hidden = true;
     editor.markLines([]);
     course.mark(lessonId, "started");
@@ -164,12 +164,9 @@ function main() {
     if (outcome.kind === "report") {
       gradedSource = source;
       stale.hidden = editor.getText() === source;
-      results.show(outcome.report);
+      shown = { report: outcome.report, lang: language.current };
+      showReport();
       markFailingLines(outcome.report);
-      const summary = summarize(outcome.report, language.current);
-      status.dataset.state = summary.state;
-      delete status.dataset.ui;
-      status.textContent = summary.text;
       if (outcome.report.passed) {
         course.mark(lessonId, "passed");
         nextAfterPass.hidden = false;
@@ -178,15 +175,37 @@ function main() {
       }
       offerSolution();
     } else if (outcome.kind === "stopped") {
-      results.clear();
+      clearReport();
       setStatus("stopped", "stopped");
     } else {
-      results.clear();
+      clearReport();
       // Python may be left in a broken state: start afresh so the next Run works.
       python.restart();
       setStatus("error", "pythonFailed", { message: outcome.message });
     }
   }
+
+  // The last report on screen, and the language it was graded in. After a language switch the
+  // page's own text (summary, statuses, notes, hint buttons) is shown again in the new language;
+  // the checks' titles and messages stay as graded, and a note says so (Run grades anew).
+  let shown = null;
+  const otherLanguage = $("graded-lang-note");
+  function showReport() {
+    results.show(shown.report);
+    const summary = summarize(shown.report, language.current);
+    status.dataset.state = summary.state;
+    delete status.dataset.ui;
+    status.textContent = summary.text;
+    otherLanguage.hidden = shown.lang === language.current;
+  }
+  function clearReport() {
+    shown = null;
+    results.clear();
+    otherLanguage.hidden = true;
+  }
+  language.onChange(() => {
+    if (shown && !running) showReport();
+  });
 
   function markFailingLines(report) {
     const marks = new Map();

@@ -248,8 +248,11 @@ export function mount(el, ctx) {
         h("tbody", {}, hd.P.map((row, q) => h("tr", {}, row.map((p, k) => {
           const hidden = state.causal && k > q;
           return h("td", {
-            class: hidden ? "is-masked" : p >= 0.55 ? "is-strong" : null, // white text on dark tints
-            style: hidden ? null : `--weight: ${Math.round(p * 100)}%`,
+            class: hidden ? "is-masked" : null,
+            // The tint tops out at 75% of the GPU's colour: black digits then keep a contrast of
+            // at least 4.5:1 on every GPU colour (white would need 95% on some, and between the
+            // two neither reads).
+            style: hidden ? null : `--weight: ${Math.round(p * 75)}%`,
             "aria-label": hidden ? t(lang, "masked") : `P[${q}][${k}] = ${formatNumber(p)}`,
           }, hidden ? "·" : p.toFixed(2).replace(/^0/, ""));
         })))))

@@ -46,6 +46,9 @@ export const MESSAGES = {
     "reduce-title": "All-reduce",
     "reduce-sum": ({ N }) => (N === 1 ? "the only partial" : `sum of the ${N} partials`),
     unsplit: "computed on one device",
+    "label-Y-unsplit": "Y (unsplit)",
+    "label-partial": "GPU {i} partial Y_{i}",
+    "label-Y-compare": "Y (unsplit, for comparison)",
     equal: "Equal: the all-reduce gives exactly the unsplit result.",
     "not-equal": "Not equal: the largest difference is {diff}.",
     blocked: "Fix the input marked above to see the results.",
@@ -88,6 +91,9 @@ export const MESSAGES = {
     "reduce-title": "All-reduce",
     "reduce-sum": ({ N }) => (N === 1 ? "jedyny wynik częściowy" : `suma ${N} wyników częściowych`),
     unsplit: "policzone na jednym urządzeniu",
+    "label-Y-unsplit": "Y (bez podziału)",
+    "label-partial": "GPU {i}: wynik częściowy Y_{i}",
+    "label-Y-compare": "Y (bez podziału, do porównania)",
     equal: "Równe: all-reduce daje dokładnie wynik bez podziału.",
     "not-equal": "Różne: największa różnica wynosi {diff}.",
     blocked: "Popraw zaznaczone pole powyżej, aby zobaczyć wyniki.",
@@ -299,7 +305,7 @@ export function mount(el, ctx) {
       h("h4", {}, t(lang, "unsplit-title")),
       line("XA", "XA", r.XA, gpuOf, "XA"),
       line("GeLU(XA)", "GeLU(XA)", r.H, gpuOf, "GeLU-XA"),
-      line("Y (unsplit)", "Y = GeLU(XA)B", r.Y, null, "Y-unsplit")
+      line(t(lang, "label-Y-unsplit"), "Y = GeLU(XA)B", r.Y, null, "Y-unsplit")
     );
     const cards = r.gpus.map((g, i) =>
       h(
@@ -308,7 +314,7 @@ export function mount(el, ctx) {
         h("h5", {}, h("span", { class: "tpw-gpu-badge" }, t(lang, "gpu", { i })), " ", h("span", { class: "tpw-owns" }, t(lang, "owns", { cols: range(...g.range), one: g.range[1] - g.range[0] === 1 }))),
         h("div", { class: "tpw-shard" }, matrixView(sub("A", i), g.A_i), matrixView(sub("B", i), g.B_i)),
         line(`GPU ${i} H_${i}`, [sub("H", i), " = GeLU(X", sub("A", i), ")"], g.H_i, null, `H-${i}`),
-        line(`GPU ${i} partial Y_${i}`, [sub("Y", i), " = ", sub("H", i), sub("B", i)], g.Y_i, null, `Y-${i}`)
+        line(t(lang, "label-partial", { i }), [sub("Y", i), " = ", sub("H", i), sub("B", i)], g.Y_i, null, `Y-${i}`)
       )
     );
     const partialNames = r.gpus.flatMap((_, i) => [i ? " + " : "", ...sub("Y", i)]);
@@ -317,7 +323,7 @@ export function mount(el, ctx) {
       { class: "tpw-panel tpw-reduce" },
       h("h4", {}, t(lang, "reduce-title")),
       line("Y (all-reduce)", [...partialNames, h("span", { class: "tpw-aside" }, ` (${t(lang, "reduce-sum", { N })})`)], r.allReduce, null, "Y-allreduce"),
-      line("Y (unsplit, for comparison)", ["GeLU(XA)B", h("span", { class: "tpw-aside" }, ` (${t(lang, "unsplit")})`)], r.Y, null, "Y-unsplit-compare"),
+      line(t(lang, "label-Y-compare"), ["GeLU(XA)B", h("span", { class: "tpw-aside" }, ` (${t(lang, "unsplit")})`)], r.Y, null, "Y-unsplit-compare"),
       h(
         "p",
         { class: `tpw-verdict ${r.equal ? "is-equal" : "is-different"}`, "data-testid": "equal", "data-equal": String(r.equal) },
