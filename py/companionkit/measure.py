@@ -147,6 +147,17 @@ def cuda_allocated(fn, device):
     return result, torch.cuda.memory_allocated(device) - before
 
 
+def cuda_peak(fn, device):
+    """(result, bytes): how far torch.cuda.max_memory_allocated rose above the memory allocated
+    before `fn()` ran (its peak, transient tensors included), the peak statistics reset first."""
+    torch.cuda.synchronize(device)
+    before = torch.cuda.memory_allocated(device)
+    torch.cuda.reset_peak_memory_stats(device)
+    result = fn()
+    torch.cuda.synchronize(device)
+    return result, torch.cuda.max_memory_allocated(device) - before
+
+
 # ---- time --------------------------------------------------------------------------------------
 
 def threads_per_rank(world):
