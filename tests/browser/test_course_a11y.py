@@ -1,5 +1,5 @@
-"""axe-core (npm) on the home page and on every lesson page, in both languages: no serious or
-critical accessibility violations. Lessons are found in the built site, so new ones are
+"""axe-core (npm) on the home page and on every lesson page, in both languages and both colour
+themes: no serious or critical accessibility violations. Lessons are found in the built site, so new ones are
 covered as they land."""
 from __future__ import annotations
 
@@ -25,8 +25,15 @@ def isolated_only(isolation):
         pytest.skip("markup does not depend on isolation")
 
 
+@pytest.fixture(params=["light", "dark"])
+def theme(request, page):
+    """The page as a browser set to that colour scheme shows it (prefers-color-scheme)."""
+    page.emulate_media(color_scheme=request.param)
+    return request.param
+
+
 @pytest.mark.parametrize("lang", ["en", "pl"])
-def test_home_page_has_no_serious_violations(page, site_url, lang):
+def test_home_page_has_no_serious_violations(page, site_url, lang, theme):
     page.goto(site_url + "index.html")
     if lang != "en":
         page.locator(f'[data-lang-choice="{lang}"]').click()
@@ -35,11 +42,11 @@ def test_home_page_has_no_serious_violations(page, site_url, lang):
 
 @pytest.mark.parametrize("lang", ["en", "pl"])
 @pytest.mark.parametrize("slug", LESSON_SLUGS)
-def test_lesson_page_has_no_serious_violations(page, site_url, built_site, slug, lang):
+def test_lesson_page_has_no_serious_violations(page, site_url, built_site, slug, lang, theme):
     if not (built_site / "lessons" / slug / "index.html").is_file():
         pytest.skip(f"{slug} is not in this build")
     page.goto(site_url + f"lessons/{slug}/index.html")
     if page.locator(f'[data-lang-choice="{lang}"]').count():
         page.locator(f'[data-lang-choice="{lang}"]').click()
     page.wait_for_selector(".cm-content")
-    assert violations(page) == [], slug
+    assert violations(page) == [], (slug, theme)

@@ -6,6 +6,8 @@ import { EditorView, keymap } from "@codemirror/view";
 import { EditorState, Prec } from "@codemirror/state";
 import { indentWithTab } from "@codemirror/commands";
 import { python } from "@codemirror/lang-python";
+import { HighlightStyle, syntaxHighlighting } from "@codemirror/language";
+import { tags } from "@lezer/highlight";
 import { setDiagnostics } from "@codemirror/lint";
 
 // The page's colour variables (page.css), so the editor turns dark with the page.
@@ -18,6 +20,28 @@ const pageTheme = EditorView.theme({
   ".cm-activeLineGutter": { backgroundColor: "var(--active-line)" },
   "&.cm-focused .cm-selectionBackground, .cm-selectionBackground, ::selection": { backgroundColor: "var(--selection)" },
 });
+
+// Python's colours as page variables (page.css: CodeMirror's defaults, a little darker where
+// those fall under 4.5:1, and light ones for the dark theme). Replaces basicSetup's fallback.
+const pageHighlight = HighlightStyle.define([
+  { tag: tags.keyword, color: "var(--code-keyword)" },
+  { tag: [tags.atom, tags.bool, tags.url, tags.contentSeparator, tags.labelName], color: "var(--code-atom)" },
+  { tag: [tags.literal, tags.inserted], color: "var(--code-number)" },
+  { tag: [tags.string, tags.deleted], color: "var(--code-string)" },
+  { tag: [tags.regexp, tags.escape, tags.special(tags.string)], color: "var(--code-escape)" },
+  { tag: tags.definition(tags.variableName), color: "var(--code-definition)" },
+  { tag: tags.local(tags.variableName), color: "var(--code-local)" },
+  { tag: [tags.typeName, tags.namespace], color: "var(--code-type)" },
+  { tag: tags.className, color: "var(--code-class)" },
+  { tag: [tags.special(tags.variableName), tags.macroName], color: "var(--code-special)" },
+  { tag: tags.definition(tags.propertyName), color: "var(--code-property)" },
+  { tag: tags.comment, color: "var(--code-comment)" },
+  { tag: tags.meta, color: "var(--code-meta)" },
+  { tag: tags.invalid, color: "var(--code-invalid)" },
+  { tag: tags.emphasis, fontStyle: "italic" },
+  { tag: tags.strong, fontWeight: "bold" },
+  { tag: tags.link, textDecoration: "underline" },
+]);
 
 /**
  * @param {HTMLElement} parent
@@ -32,6 +56,7 @@ export function createEditor(parent, { doc, onChange, onRun }) {
         basicSetup,
         python(),
         pageTheme,
+        syntaxHighlighting(pageHighlight),
         // The editor shares the screen with the prose: long lines wrap instead of hiding.
         EditorView.lineWrapping,
         // Tab indents, as Python needs; Escape then Tab still leaves the editor (CodeMirror's
