@@ -23,9 +23,6 @@ expect = playwright_api.expect
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 LESSON = ROOT / "lessons" / "fg-backward"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync"]
 SCREENSHOTS = ROOT / "artifacts" / "screenshots"
 A = np.array([[1.0, 0.0, -1.0, 2.0], [0.0, 1.0, 1.0, -1.0]])
 B = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [2.0, 0.0]])
@@ -53,16 +50,6 @@ def page_url(tmp_path_factory):
     yield f"{url}lessons/fg-backward/index.html"
     server.shutdown()
     server.server_close()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"{CHROMIUM} is not installed")
-    with playwright_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
 
 
 @pytest.fixture
