@@ -8,6 +8,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tomllib
 import zipfile
 from html.parser import HTMLParser
 from pathlib import Path
@@ -112,9 +113,14 @@ def test_lesson_archive_holds_exactly_the_shipped_files(dist):
     for lesson_dir in LESSONS:
         with zipfile.ZipFile(dist / "lessons" / lesson_dir.name / "lesson.zip") as z:
             names = set(z.namelist())
+        # The contract, the starter, the checks and, where the lesson has them, its hints,
+        # message catalogs and given modules: never reference.py, wrong/ or the companion.
         expected = {"lesson.toml", "starter.py"} | {
-            p.relative_to(lesson_dir).as_posix() for p in (lesson_dir / "checks").rglob("*")
+            p.relative_to(lesson_dir).as_posix()
+            for folder in ("checks", "locale") for p in (lesson_dir / folder).rglob("*")
             if p.is_file() and "__pycache__" not in p.parts}
+        expected |= {"hints.toml"} & {p.name for p in lesson_dir.iterdir()}
+        expected |= {name for name in tomllib.loads((lesson_dir / "lesson.toml").read_text()).get("given", [])}
         assert names == expected
 
 
@@ -221,10 +227,14 @@ def test_fetch_command_reports_verified_inputs():
 
 # --- never shipped --------------------------------------------------------------------------
 def distinctive_lines(lesson_dir: Path) -> list[str]:
-    """Lines of reference.py that appear in no shipped file of the lesson: seeing any of them in
-    dist/ means the model solution leaked."""
-    shipped = (lesson_dir / "starter.py").read_text() + "".join(
-        p.read_text() for p in (lesson_dir / "checks").rglob("*.py"))
+    """Lines of reference.py that appear in no file any lesson ships on purpose (a line as
+    common as `x = np.asarray(x, dtype=float)` may sit in another lesson's checks): seeing any
+    of them in dist/ means the model solution leaked. The companion (the same math in torch) and
+    the hints' last steps are shipped on purpose."""
+    shipped = "".join(p.read_text() for lesson in LESSONS
+                      for p in [lesson / "starter.py", *(lesson / "checks").rglob("*.py"),
+                                *(lesson / "companion").rglob("*.py"), *lesson.glob("hints.toml"),
+                                *(lesson / "locale").glob("*.po")])
     lines = []
     for line in (lesson_dir / "reference.py").read_text().splitlines():
         line = line.strip()
