@@ -64,6 +64,7 @@ def _grade_in_child(lesson, source, memory_mb, python, lang) -> Report:
     started = time.perf_counter()
     memory_mb = memory_mb if memory_mb is not None else lesson.limits.memory_mb
     decided: dict[str, tuple[str, str]] = {}   # check id -> (status, message), from crashes
+    ran_out: dict[str, str | None] = {}        # check id -> the learner function it was killed in
     raw = CappedOutput(lesson.limits.output_lines, lesson.limits.output_bytes)
     with tempfile.TemporaryDirectory(prefix="lessonkit-") as scratch:
         work = Path(scratch) / "work"
@@ -73,13 +74,14 @@ def _grade_in_child(lesson, source, memory_mb, python, lang) -> Report:
             # could not put them back.
             lesson_copy = _copy_shipped(
                 lesson, Path(scratch) / f"lesson-{attempt}" / lesson.path.name)
-            outcome = _Child(python, lesson_copy, work, source, decided, memory_mb,
+            outcome = _Child(python, lesson_copy, work, source, decided, ran_out, memory_mb,
                              lesson, started, raw, lang).run()
             if outcome.report is not None:
                 return _finish(outcome.report, decided, raw, started)
             if outcome.check_id in decided:  # it died again before reaching any check
                 break
             decided[outcome.check_id] = outcome.verdict
+            ran_out[outcome.check_id] = outcome.fn
     return _finish({"lesson": lesson.id, "checks": [
         {"id": cid, "title": cid, "status": status, "message": message}
         for cid, (status, message) in decided.items()]}, {}, raw, started)
@@ -117,23 +119,26 @@ def _finish(data: dict, decided: dict, raw: CappedOutput, started: float) -> Rep
 
 
 class _Outcome:
-    def __init__(self, report=None, check_id=None, verdict=None):
+    def __init__(self, report=None, check_id=None, verdict=None, fn=None):
         self.report, self.check_id, self.verdict = report, check_id, verdict
+        self.fn = fn  # the learner function a timed-out check was killed in, when known
 
 
 class _Child:
     """One child process: start it, follow its events, end it when a limit passes."""
 
-    def __init__(self, python, lesson_dir, work, source, decided, memory_mb, lesson,
+    def __init__(self, python, lesson_dir, work, source, decided, ran_out, memory_mb, lesson,
                  started, raw, lang):
         self.python, self.lesson_dir, self.work, self.source = python, lesson_dir, work, source
         self.decided, self.memory_mb, self.lesson = decided, memory_mb, lesson
+        self.ran_out = ran_out
         self.started = started
         self.deadline_total = started + lesson.limits.total_seconds + GRACE_S
         self.raw = raw
         self.lang = lang
         self.token = secrets.token_hex(16)
         self.current: tuple[str, str] | None = None   # (id, title) of the running check
+        self.calling: str | None = None               # the learner function it last called
         self.check_deadline: float | None = None
         self.report = None
 
@@ -150,7 +155,9 @@ class _Child:
         # out; their real verdict replaces that one in the final report.
         job = {"token": self.token, "fd": write_fd, "lesson": str(self.lesson_dir),
                "source": self.source, "memory_mb": self.memory_mb,
-               "timed_out": list(self.decided),
+               # The function each one timed out in, so that the child skips the later
+               # checks calling it as the first child would have (one time limit per loop).
+               "timed_out": {cid: self.ran_out.get(cid) for cid in self.decided},
                "time_used_s": time.perf_counter() - self.started, "lang": self.lang}
         try:
             proc.stdin.write(json.dumps(job).encode())
@@ -205,6 +212,9 @@ class _Child:
         if event["event"] == "check_start":
             self.current = (event["id"], event["title"])
             self.check_deadline = time.perf_counter() + event["time_limit_s"] + GRACE_S
+            self.calling = None
+        elif event["event"] == "call":
+            self.calling = event["fn"]
         elif event["event"] == "check_end":
             self.current, self.check_deadline = None, None
 
@@ -228,7 +238,8 @@ class _Child:
             verdict = ("error", crash_message("signal", signal=signal.Signals(-code).name))
         else:
             verdict = ("error", crash_message("exit"))
-        return _Outcome(check_id=check_id, verdict=verdict)
+        fn = self.calling if killed_for == "timeout" else None
+        return _Outcome(check_id=check_id, verdict=verdict, fn=fn)
 
 
 def _kill(proc) -> None:

@@ -1,6 +1,7 @@
 # case: gelu loops forever for 3-D input and swallows every exception it can, in a bare except.
 # where: child
 # expect test_gelu::test_shape[3-D]: timeout ~ still running
+# expect test_gelu::test_input_unchanged: timeout ~ Skipped: gelu ran out of time above
 # expect *: passed
 import numpy as np
 
