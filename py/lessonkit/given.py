@@ -7,15 +7,23 @@ import types
 from contextlib import contextmanager
 
 from .lesson import Lesson
+from .requirements import importable
 
 
 @contextmanager
 def given_modules(lesson: Lesson):
     """The lesson's given helpers importable by name while the block runs (one grading run, or
     one "try with my code" request), each a module made fresh from its source: whatever learner
-    code did to one is gone by the next run."""
-    saved = {name: sys.modules.get(name) for name in lesson.given}
-    for name, source in lesson.given.items():
+    code did to one is gone by the next run. The lesson's pinned `requirements` are importable
+    for the same span (requirements.importable)."""
+    with importable(lesson.requirements), _fresh_modules(lesson.given):
+        yield
+
+
+@contextmanager
+def _fresh_modules(given: dict[str, str]):
+    saved = {name: sys.modules.get(name) for name in given}
+    for name, source in given.items():
         module = types.ModuleType(name)
         module.__file__ = f"{name}.py"
         exec(compile(source, module.__file__, "exec"), module.__dict__)

@@ -10,6 +10,8 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .requirements import Pin, PinError, fetch, parse_pin
+
 
 class LessonError(Exception):
     """A malformed lesson, located: str() is `path:line: message`."""
@@ -87,6 +89,8 @@ class Lesson:
     solution_after_failed_runs: int = 0
     # Read-only helper modules the learner's code imports: {module name: source}.
     given: dict[str, str] = field(default_factory=dict)
+    # Pure-Python packages from PyPI, pinned with their wheel's sha256 (requirements.py).
+    requirements: list[Pin] = field(default_factory=list)
 
     def function(self, name: str) -> Function:
         for f in self.functions:
@@ -101,6 +105,7 @@ _TOP_KEYS = {
     "languages": (list, True), "packages": (list, False), "widgets": (list, False),
     "limits": (dict, False), "functions": (list, True), "companion": (dict, False),
     "checks": (list, True), "solution_after_failed_runs": (int, False), "given": (list, False),
+    "requirements": (list, False),
 }
 _LIMIT_TYPES = {"check_seconds": (int, float), "total_seconds": (int, float),
                 "output_lines": int, "output_bytes": int, "recursion": int,
@@ -141,7 +146,7 @@ def load_lesson(path) -> Lesson:
             raise locate.error(key, f"`{key}` must be a {_KIND_WORDS[kind]}")
     if data["id"] != root.name:
         raise locate.error("id", f"id {data['id']!r} must equal the folder name {root.name!r}")
-    for key in ("languages", "packages", "widgets", "checks", "given"):
+    for key in ("languages", "packages", "widgets", "checks", "given", "requirements"):
         if not all(isinstance(v, str) for v in data.get(key, [])):
             raise locate.error(key, f"`{key}` must be a list of strings")
     limits = _limits(data.get("limits", {}), locate)
@@ -174,7 +179,36 @@ def load_lesson(path) -> Lesson:
         wrong=_wrong_solutions(root / "wrong"),
         solution_after_failed_runs=_non_negative(data, "solution_after_failed_runs", locate),
         given=_given(root, data.get("given", []), functions, locate),
+        requirements=_requirements(data.get("requirements", []), data.get("packages", []), locate),
     )
+
+
+def _requirements(entries: list[str], packages: list[str], locate) -> list[Pin]:
+    """`requirements = ["einops==0.8.1 --hash=sha256:..."]`: exact pins, one per package."""
+    pins = []
+    for text in entries:
+        pin = parse_pin(text)
+        if isinstance(pin, str):
+            raise locate.error(f'"{text}"', pin, raw=True)
+        if any(p.name == pin.name for p in pins) or pin.name in packages:
+            raise locate.error(f'"{text}"', f"{pin.name} is named twice (in `requirements` or "
+                                            "`packages`): one pin per package", raw=True)
+        pins.append(pin)
+    return pins
+
+
+def requirement_problems(lesson: Lesson) -> list[LessonError]:
+    """Each pin whose wheel cannot be fetched from PyPI (or the cache) and verified, at its
+    line in lesson.toml; fetching fills the cache that grading installs from."""
+    toml_path = lesson.path / "lesson.toml"
+    locate = _Locator(toml_path, _read(toml_path))
+    problems = []
+    for pin in lesson.requirements:
+        try:
+            fetch(pin)
+        except PinError as exc:
+            problems.append(locate.error(f'"{pin.text}"', str(exc), raw=True))
+    return problems
 
 
 def _given(root: Path, names: list[str], functions: list[Function], locate) -> dict[str, str]:
@@ -214,8 +248,9 @@ def missing_companions(lesson: Lesson) -> list[LessonError]:
 
 def authoring_problems(lesson: Lesson) -> list[LessonError]:
     """What an authoring folder needs beyond what grading needs: a title for every check, a
-    starter that raises NotImplementedError in every declared function, and a wrong/ gallery."""
-    problems = []
+    starter that raises NotImplementedError in every declared function, a wrong/ gallery, and
+    every pinned requirement fetched and verified."""
+    problems = requirement_problems(lesson)
     for path in lesson.check_files:
         tree = ast.parse(_read(path), filename=str(path))
         tests = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name.startswith("test")]
