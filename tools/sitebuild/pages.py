@@ -198,6 +198,8 @@ def lesson_page(lesson: Lesson, html: str, assets: dict[str, str], config: dict,
 <span id="python-progress-text" data-ui="loadingPython">Loading Python…</span>
 </div>
 <div class="notice" id="notice" hidden></div>
+<div class="notice" id="save-failed" role="alert" hidden>{_ui("saveFailed", "Your latest changes could not be saved in this browser: its storage is full or turned off. They stay in the editor while this page is open; download solution.py to keep them.", "p")}
+<button type="button" id="save-failed-download">{_ui("downloadSolution", "Download solution.py")}</button></div>
 <div class="editor" id="editor"></div>
 {_ui("editorHelp", "Write the functions, then press Run or Ctrl+Enter. Your code is saved in this browser as you type. In the editor Tab indents: press Esc, then Tab, to move on.", "p", ' class="hint" id="editor-help"')}
 {_ui("stale", "Your code changed since this run; press Run to check it again.", "p", ' class="stale-note" id="stale-note" hidden')}

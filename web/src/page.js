@@ -103,11 +103,20 @@ function main() {
   let gradedSource = null;
 
   let starterSeen = true;
+  // Every save goes through here: one that fails (storage full or blocked) is shown with a way
+  // to download the code, and a browser's leave-page warning guards the text only the editor
+  // holds; the next save that works takes both away.
+  const saveFailed = $("save-failed");
+  const keep = (text) => {
+    const kept = saved.save(text, { starterSeen });
+    saveFailed.hidden = kept;
+    window.onbeforeunload = kept ? null : (event) => event.preventDefault();
+  };
   const restored = saved.restore();
   const editor = createEditor($("editor"), {
     doc: restored.code,
     onChange: (text) => {
-      saved.save(text, { starterSeen });
+      keep(text);
       if (text !== config.lesson.starter) course.mark(lessonId, "started");
       stale.hidden = gradedSource === null || text === gradedSource;
     },
@@ -233,9 +242,8 @@ function main() {
   const dialog = $("reset-dialog");
   const replaceWith = (text, message) => {
     const previous = editor.getText();
-    editor.setText(text);
     starterSeen = true;
-    saved.save(text);
+    editor.setText(text);
     notice.show(message, [[t("undo"), () => {
       editor.setText(previous);
       notice.hide();
@@ -253,21 +261,23 @@ function main() {
       [t("useNewStarter"), () => replaceWith(config.lesson.starter, t("replacedNew"))],
       [t("keepMyCode"), () => {
         starterSeen = true;
-        saved.save(editor.getText());
+        keep(editor.getText());
         notice.hide();
       }],
     ]);
   }
 
   // Download and upload of solution.py: the learner's own copy, outside this browser.
-  $("download").addEventListener("click", () => {
+  const download = () => {
     const url = URL.createObjectURL(new Blob([editor.getText()], { type: "text/x-python" }));
     const link = Object.assign(document.createElement("a"), { href: url, download: "solution.py" });
     document.body.append(link);
     link.click();
     link.remove();
     setTimeout(() => URL.revokeObjectURL(url), 1000);
-  });
+  };
+  $("download").addEventListener("click", download);
+  $("save-failed-download").addEventListener("click", download);
   const upload = $("upload-file");
   $("upload").addEventListener("click", () => upload.click());
   upload.addEventListener("change", async () => {

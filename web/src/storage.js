@@ -26,7 +26,7 @@ function write(key, value) {
     localStorage.setItem(key, JSON.stringify(value));
     return true;
   } catch {
-    return false;  // storage full or blocked: the page still works, nothing is kept
+    return false;  // storage full or blocked: the page still works; the caller decides what to say
   }
 }
 
@@ -48,11 +48,12 @@ export class SavedCode {
     return { code: saved.code, starterChanged: true };
   }
 
+  /** Whether the code was kept: false when storage is full or blocked (the page says so). */
   save(code, { starterSeen = true } = {}) {
     // Until the learner has seen the notice, keep the old starter so a reload shows it again.
     const saved = starterSeen ? null : read(this.key);
     const starter = saved ? saved.starter : this.starter;
-    write(this.key, { code, starter, savedAt: Date.now() });
+    return write(this.key, { code, starter, savedAt: Date.now() });
   }
 }
 

@@ -65,6 +65,9 @@ const en = {
   keepMyCode: "Keep my code",
   uploaded: "{name} was loaded into the editor.",
   uploadFailed: "{name} could not be read as text.",
+  saveFailed:
+    "Your latest changes could not be saved in this browser: its storage is full or turned off. They stay in the editor while this page is open; download solution.py to keep them.",
+  downloadSolution: "Download solution.py",
   tryTimeout: "Your code did not finish within {seconds} s.",
   pythonStopped: "Python was stopped.",
   previous: "Previous:",
@@ -151,6 +154,9 @@ const pl = {
   keepMyCode: "Zachowaj mój kod",
   uploaded: "Wczytano {name} do edytora.",
   uploadFailed: "Nie udało się odczytać {name} jako tekstu.",
+  saveFailed:
+    "Nie udało się zapisać ostatnich zmian w tej przeglądarce: jej pamięć jest pełna albo wyłączona. Zostają w edytorze, dopóki ta strona jest otwarta; pobierz solution.py, by je zachować.",
+  downloadSolution: "Pobierz solution.py",
   tryTimeout: "Twój kod nie skończył w ciągu {seconds} s.",
   pythonStopped: "Python został zatrzymany.",
   previous: "Poprzednia:",
