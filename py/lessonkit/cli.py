@@ -11,7 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from . import hints, i18n
+from . import hints, i18n, starters
 from .isolation import grade_in_child
 from . import prose
 from .lesson import (LessonError, WrongSolution, authoring_problems, load_lesson, missing_companions,
@@ -128,7 +128,8 @@ def check_lesson(folder) -> list[str]:
     try:
         lesson = load_lesson(folder)
         problems = [str(e) for e in (authoring_problems(lesson) + prose.render([lesson])[0].problems
-                                     + widget_problems(lesson) + missing_companions(lesson))]
+                                     + widget_problems(lesson) + missing_companions(lesson)
+                                     + starters.problems(lesson))]
         lesson_hints = hints.load(lesson.path)
         for lang in lesson.languages:
             i18n.catalog(lang, lesson.path)  # a malformed catalog would break grading
@@ -160,12 +161,13 @@ def check_lesson(folder) -> list[str]:
 
 
 def translation_gaps(folder) -> list[str]:
-    """`path:line: ...` for the check titles, messages and hints of the lesson at `folder`
+    """`path:line: ...` for the check titles, messages, hints and starter docstrings of the lesson at `folder`
     that a language it lists does not translate (the learner then reads English)."""
     lesson = load_lesson(folder)
     wanted = [(msgid, path, line) for path in sorted(lesson.checks_dir.glob("*.py"))
               for msgid, line in i18n.source_msgids(path)]
     wanted += hints.msgids(hints.load(lesson.path), lesson.path)
+    wanted += [(msgid, lesson.path / "starter.py", line) for msgid, line in starters.msgids(lesson.starter)]
     # The home page and the neighbours' links show the title and summary in each language.
     toml = lesson.path / "lesson.toml"
     lines = toml.read_text(encoding="utf-8").splitlines()

@@ -1,7 +1,8 @@
-"""Saving the learner's code, in real Chromium, when the browser cannot keep it: with
-localStorage filled to its quota, a pasted solution is not saved, and the page says so (in the
-page's language), offers the code as a download, keeps it in the editor and warns before the page
-is left; once saving works again the notice goes and the code survives a reload.
+"""The learner's code in the browser's storage, in real Chromium. When the browser cannot keep
+it (localStorage filled to its quota), a pasted solution is not saved and the page says so (in
+the page's language), offers the code as a download, keeps it in the editor and warns before the
+page is left; once saving works again the notice goes and the code survives a reload. The
+starter the code grows from is the one of the page's language, and follows it until edited.
 
 Saving does not depend on cross-origin isolation, so these run once, on the isolated site."""
 from __future__ import annotations
@@ -12,7 +13,11 @@ import pytest
 
 from conftest import LESSON, ROOT
 
+from lessonkit import load_lesson, starters  # noqa: E402
+
 REFERENCE = (ROOT / "lessons" / LESSON / "reference.py").read_text()
+STARTER = (ROOT / "lessons" / LESSON / "starter.py").read_text()
+POLISH_STARTER = starters.in_languages(load_lesson(ROOT / "lessons" / LESSON))["pl"]
 # A long paste, as in the report that found the bug: the reference and 120 KB of notes.
 BIG_SOLUTION = REFERENCE + "".join(f"\n# note {i}: " + "the partial sums are added up by the all-reduce. " * 2
                                    for i in range(1200))
@@ -76,4 +81,32 @@ def test_a_save_over_the_quota_is_reported_with_a_download(lesson_page, set_code
     page.reload()
     assert dialogs == ["beforeunload"]
     assert editor_text(page) == BIG_SOLUTION + "\n# saved at last\n"
+    assert page.errors == []
+
+
+def test_the_starter_follows_the_language_until_it_is_edited(lesson_page, editor_text, screenshot):
+    """Under Polski the editor opens with the Polish starter (its docstrings from locale/pl.po;
+    `lessonkit check` proves the rest is the English one's code); the untouched starter follows
+    each language switch, a reload keeps the language's starter, and edited code stays as written
+    in either language."""
+    page = lesson_page
+    assert editor_text(page) == STARTER
+    page.locator("[data-lang-choice=pl]").click()
+    assert editor_text(page) == POLISH_STARTER
+    assert '"""Podziel wagi MLP na n GPU' in POLISH_STARTER
+    page.reload()
+    assert page.evaluate("document.documentElement.lang") == "pl"
+    assert editor_text(page) == POLISH_STARTER
+    screenshot(page, "starter-pl")
+    page.locator("[data-lang-choice=en]").click()
+    assert editor_text(page) == STARTER
+    page.locator("[data-lang-choice=pl]").click()
+    assert editor_text(page) == POLISH_STARTER
+    page.locator(".cm-content").focus()
+    page.keyboard.press("ControlOrMeta+End")
+    page.keyboard.insert_text("# moje notatki\n")
+    page.locator("[data-lang-choice=en]").click()
+    assert editor_text(page) == POLISH_STARTER + "# moje notatki\n"
+    page.reload()
+    assert editor_text(page) == POLISH_STARTER + "# moje notatki\n"
     assert page.errors == []

@@ -10,7 +10,7 @@ import json
 from html import escape
 
 from companionkit import bundle as companion_bundle
-from lessonkit import i18n
+from lessonkit import i18n, starters
 
 from .lessons import Lesson
 
@@ -145,6 +145,9 @@ def _lesson_link(lesson: Lesson | None, key: str, english: str, rel: str) -> str
 def lesson_page(lesson: Lesson, html: str, assets: dict[str, str], config: dict,
                 previous: Lesson | None = None, following: Lesson | None = None) -> str:
     prefix = "../../"
+    # The starter in the page's other languages (its docstrings through the lesson's catalogs):
+    # the editor opens with the one of the language shown (web/src/storage.js).
+    config = {**config, "lesson": {**config["lesson"], "translatedStarters": starters.in_languages(lesson)}}
     head_extra = f'<script id="lesson-config" type="application/json">{_json_for_html(config)}</script>\n'
     downloads = ""
     if lesson.companion:

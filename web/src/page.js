@@ -96,7 +96,10 @@ function main() {
   const runButton = $("run");
   const stopButton = $("stop");
   const results = new Results($("results"), $("output"), () => language.current);
-  const saved = new SavedCode(lessonId, config.lesson.starter);
+  // The starter in each of the lesson's languages (English: starter.py itself).
+  const starters = Object.fromEntries(config.lesson.languages.map(
+    (lang) => [lang, config.lesson.translatedStarters[lang] ?? config.lesson.starter]));
+  const saved = new SavedCode(lessonId, starters);
   const notice = new Notice($("notice"));
   const stale = $("stale-note");
   const nextAfterPass = $("next-after-pass");
@@ -108,16 +111,16 @@ function main() {
   // holds; the next save that works takes both away.
   const saveFailed = $("save-failed");
   const keep = (text) => {
-    const kept = saved.save(text, { starterSeen });
+    const kept = saved.save(text, { lang: language.current, starterSeen });
     saveFailed.hidden = kept;
     window.onbeforeunload = kept ? null : (event) => event.preventDefault();
   };
-  const restored = saved.restore();
+  const restored = saved.restore(language.current);
   const editor = createEditor($("editor"), {
     doc: restored.code,
     onChange: (text) => {
       keep(text);
-      if (text !== config.lesson.starter) course.mark(lessonId, "started");
+      if (!saved.isStarter(text)) course.mark(lessonId, "started");
       stale.hidden = gradedSource === null || text === gradedSource;
     },
     onRun: () => run(),
@@ -251,14 +254,20 @@ function main() {
   };
   $("reset").addEventListener("click", () => dialog.showModal());
   dialog.addEventListener("close", () => {
-    if (dialog.returnValue === "replace") replaceWith(config.lesson.starter, t("replaced"));
+    if (dialog.returnValue === "replace") replaceWith(starters[language.current], t("replaced"));
     dialog.returnValue = "";
+  });
+
+  // The starter the learner has not touched follows the language (its docstrings are
+  // translated); edited code stays as it is.
+  language.onChange((lang) => {
+    if (saved.isStarter(editor.getText())) editor.setText(starters[lang]);
   });
 
   if (restored.starterChanged) {
     starterSeen = false;
     notice.show(t("starterChanged"), [
-      [t("useNewStarter"), () => replaceWith(config.lesson.starter, t("replacedNew"))],
+      [t("useNewStarter"), () => replaceWith(starters[language.current], t("replacedNew"))],
       [t("keepMyCode"), () => {
         starterSeen = true;
         keep(editor.getText());

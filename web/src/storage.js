@@ -31,28 +31,38 @@ function write(key, value) {
 }
 
 export class SavedCode {
-  constructor(lessonId, starter) {
+  /** `starters`: {lang: the lesson's starter in lang} for each of its languages. */
+  constructor(lessonId, starters) {
     this.key = storageKey(`lesson:${lessonId}`);
-    this.starter = starter;
+    this.starters = starters;
+  }
+
+  /** Whether `code` is the starter, in any language: code the learner has not edited. */
+  isStarter(code) {
+    return Object.values(this.starters).includes(code);
   }
 
   /**
-   * What the editor opens with: {code, starterChanged}. Code the learner never edited follows the
-   * new starter silently; edited code is kept, and starterChanged says the starter moved on.
+   * What the editor opens with in `lang`: {code, starterChanged}. Code the learner never edited
+   * follows the starter, in `lang` (a new build's, or after a language switch) silently; edited
+   * code is kept, and starterChanged says the starter moved on since it was saved.
    */
-  restore() {
+  restore(lang) {
+    const starter = this.starters[lang];
     const saved = read(this.key);
-    if (!saved || typeof saved.code !== "string") return { code: this.starter, starterChanged: false };
-    if (saved.starter === this.starter) return { code: saved.code, starterChanged: false };
-    if (saved.code === saved.starter) return { code: this.starter, starterChanged: false };
-    return { code: saved.code, starterChanged: true };
+    if (!saved || typeof saved.code !== "string") return { code: starter, starterChanged: false };
+    if (saved.code === saved.starter || this.isStarter(saved.code)) return { code: starter, starterChanged: false };
+    return { code: saved.code, starterChanged: !this.isStarter(saved.starter) };
   }
 
-  /** Whether the code was kept: false when storage is full or blocked (the page says so). */
-  save(code, { starterSeen = true } = {}) {
+  /**
+   * Saves `code`, grown from the starter in `lang`. Whether it was kept: false when storage is
+   * full or blocked (the page says so).
+   */
+  save(code, { lang, starterSeen = true }) {
     // Until the learner has seen the notice, keep the old starter so a reload shows it again.
     const saved = starterSeen ? null : read(this.key);
-    const starter = saved ? saved.starter : this.starter;
+    const starter = saved ? saved.starter : this.starters[lang];
     return write(this.key, { code, starter, savedAt: Date.now() });
   }
 }
