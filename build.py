@@ -2,7 +2,8 @@
 """Builds the course site into dist/.
 
   python build.py [--out DIR] [--lessons DIR]   validate every lesson, render, bundle, vendor
-  python build.py fetch                         fill .cache/vendor/ with the verified Pyodide inputs
+  python build.py fetch [--lessons DIR]         fill .cache/ with the verified Pyodide inputs and the
+                                                lessons' pinned PyPI wheels
   python build.py serve [PORT | --port N] [--no-isolation] [--no-build] [--watch]
                                                 build, then serve on localhost and print the URL;
                                                 --watch rebuilds on every change and reloads open pages
@@ -23,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 sys.path[:0] = [str(ROOT / "tools"), str(ROOT / "py")]
 
-from sitebuild import bundle, hosting, lessons, pages, precompile, serve, vendor, watch  # noqa: E402
+from sitebuild import bundle, hosting, lesson_packages, lessons, pages, precompile, serve, vendor, watch  # noqa: E402
 from sitebuild.errors import BuildError  # noqa: E402
 from companionkit import bundle as companion_bundle  # noqa: E402
 
@@ -48,9 +49,12 @@ def build(out: Path, lessons_dir: Path, minify: bool = True, check: set[str] | N
         raise BuildError(f"no lessons found in {lessons_dir} (a lesson is a folder with lesson.toml)")
     # Cheap checks first (the lesson format, the prose), then the engine's full check.
     loaded = sorted((lessons.load(d, ROOT) for d in lesson_dirs), key=lambda l: (l.order, l.id))
+    # The lessons' pinned PyPI wheels, verified (before `lessonkit check`, which grades with them).
+    requirements = lesson_packages.resolve(loaded, ROOT)
     prose = lessons.render_prose(loaded, ROOT)
     lessons.validate([d for d in lesson_dirs if check is None or d.name in check], PY_DIR, ROOT, log)
-    inputs = vendor.Resolver(ROOT, log=log).resolve_all()
+    site_wheels = vendor.site_wheels(micropip=any(lesson.requirements for lesson in loaded))
+    inputs = vendor.Resolver(ROOT, log=log).resolve_all(site_wheels)
 
     # Build into a fresh folder next to `out`, then swap it in: a failed build leaves the last
     # good site in place.
@@ -64,11 +68,13 @@ def build(out: Path, lessons_dir: Path, minify: bool = True, check: set[str] | N
         engine_zip = stage / "py" / "lessonkit.zip"
         lessons.write_zip(engine_zip, lessons.engine_entries(PY_DIR))
         compiled = precompile.Precompiler(inputs["pyodide.asm.wasm"].parent, ROOT / ".cache" / "pyc", log) \
-            .compile_all([*vendor.precompiled_archives(inputs), precompile.site(engine_zip)])
+            .compile_all([*vendor.precompiled_archives(inputs, site_wheels), precompile.site(engine_zip)])
         shutil.copyfile(compiled.pop(engine_zip.name), engine_zip)
-        sizes = vendor.write_pyodide_dir(inputs, compiled, stage / "pyodide")
+        sizes = vendor.write_pyodide_dir(inputs, compiled, stage / "pyodide", site_wheels)
+        sizes.update(lesson_packages.write(stage, requirements))
         for lesson in loaded:
-            write_lesson(stage, lesson, prose[lesson.id], assets, sizes, engine_zip, _neighbours(loaded, lesson))
+            write_lesson(stage, lesson, prose[lesson.id], assets, sizes, engine_zip, _neighbours(loaded, lesson),
+                         requirements[lesson.id])
         (stage / "index.html").write_text(pages.index_page(loaded, assets), encoding="utf-8")
         if live:  # on the author's machine: no offline worker, no precompressed copies
             watch.inject_live_reload(stage)
@@ -92,7 +98,8 @@ def _neighbours(ordered: list, lesson) -> tuple:
 
 
 def write_lesson(site: Path, lesson: lessons.Lesson, html: str, assets: dict, sizes: dict, engine_zip: Path,
-                 neighbours: tuple = (None, None)):
+                 neighbours: tuple = (None, None), requirements: list = ()):
+    """`requirements`: the lesson's verified PyPI wheels (lesson_packages.LessonWheel)."""
     page_dir = site / "lessons" / lesson.id
     archive = page_dir / "lesson.zip"
     lessons.write_zip(archive, [(p.as_posix(), lesson.path / p) for p in lessons.shipped_paths(lesson)])
@@ -104,20 +111,26 @@ def write_lesson(site: Path, lesson: lessons.Lesson, html: str, assets: dict, si
             companion_bundle.write_downloads(lesson.path, lesson.id, lesson.title, lesson.companion, page_dir)
         except ValueError as e:  # a notebook without its library cell, say: path:line: message
             raise BuildError(str(e)) from None
-    packages = [*lesson.packages, *GRADER_PACKAGES]
+    # micropip installs the lesson's PyPI wheels (web/src/worker/packages.js); loading it with
+    # the other packages overlaps its download with Pyodide's start-up.
+    packages = [*lesson.packages, *GRADER_PACKAGES, *(["micropip"] if requirements else [])]
     # What the worker downloads through fetch, for the progress indicator's "x of y MB".
     lock = json.loads((site / "pyodide" / "pyodide-lock.json").read_text())
     wheels = _with_depends(packages, lock["packages"])
+    lesson_packages.check_installable(lesson, list(requirements), set(wheels), ROOT)
     download_bytes = (sizes["pyodide.asm.wasm"] + sizes["python_stdlib.zip"] + sizes["pyodide-lock.json"]
                       + sum(sizes[lock["packages"][w]["file_name"]] for w in wheels)
+                      + sum(sizes[w.file_name] for w in requirements)
                       + engine_zip.stat().st_size + archive.stat().st_size)
     config = {
         "lesson": {"id": lesson.id, "title": lesson.title, "starter": lesson.starter,
                    "languages": lesson.languages, "packages": packages,
+                   "requirements": lesson_packages.page_entries(requirements),
                    "checkSeconds": lesson.limits.check_seconds,
                    "solutionAfterFailedRuns": lesson.solution_after_failed_runs},
         "urls": {"worker": f"../../assets/{assets['worker.js']}", "pyodide": "../../pyodide/",
-                 "engine": "../../py/lessonkit.zip", "lesson": "lesson.zip", "solution": MODEL_SOLUTION},
+                 "engine": "../../py/lessonkit.zip", "lesson": "lesson.zip", "solution": MODEL_SOLUTION,
+                 "wheels": f"../../{lesson_packages.WHEELS_DIR}/"},
         "downloadBytes": download_bytes,
     }
     (page_dir / "index.html").write_text(pages.lesson_page(lesson, html, assets, config, *neighbours), encoding="utf-8")
@@ -152,8 +165,13 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     try:
         if args.command == "fetch":
-            inputs = vendor.Resolver(ROOT, log=log).resolve_all()
-            log(f"all {len(inputs)} Pyodide inputs are present and verified")
+            loaded = [lessons.load(d, ROOT) for d in lessons.find_lessons(args.lessons)]
+            pinned = lesson_packages.resolve(loaded, ROOT)
+            inputs = vendor.Resolver(ROOT, log=log).resolve_all(
+                vendor.site_wheels(micropip=any(lesson.requirements for lesson in loaded)))
+            count = sum(map(len, pinned.values()))
+            log(f"all {len(inputs)} Pyodide inputs" + (f" and {count} lesson wheel(s)" if count else "")
+                + " are present and verified")
             return 0
         port = args.port if args.port_arg is None else args.port_arg
         if args.command == "serve" and args.watch:

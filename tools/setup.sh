@@ -52,3 +52,7 @@ fi
 
 # Pyodide, numpy and the pytest wheels: verified by sha256, cached under .cache/vendor.
 .venv/bin/python build.py fetch
+if [ "$want" = test ]; then
+  # The test lessons' pinned PyPI wheels and micropip (tests/fixtures/lessons), the same way.
+  .venv/bin/python build.py fetch --lessons tests/fixtures/lessons
+fi

@@ -200,15 +200,19 @@ def _requirements(entries: list[str], packages: list[str], locate) -> list[Pin]:
 def requirement_problems(lesson: Lesson) -> list[LessonError]:
     """Each pin whose wheel cannot be fetched from PyPI (or the cache) and verified, at its
     line in lesson.toml; fetching fills the cache that grading installs from."""
-    toml_path = lesson.path / "lesson.toml"
-    locate = _Locator(toml_path, _read(toml_path))
     problems = []
     for pin in lesson.requirements:
         try:
             fetch(pin)
         except PinError as exc:
-            problems.append(locate.error(f'"{pin.text}"', str(exc), raw=True))
+            problems.append(pin_error(lesson, pin, str(exc)))
     return problems
+
+
+def pin_error(lesson: Lesson, pin: Pin, message: str) -> LessonError:
+    """`message` about `pin`, located at its line in lesson.toml."""
+    toml_path = lesson.path / "lesson.toml"
+    return _Locator(toml_path, _read(toml_path)).error(f'"{pin.text}"', message, raw=True)
 
 
 def _given(root: Path, names: list[str], functions: list[Function], locate) -> dict[str, str]:

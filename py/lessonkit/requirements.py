@@ -8,15 +8,14 @@ The build vendors each pinned wheel into the site and the page installs it with 
 `lessonkit check` and `grade` put the same verified wheel, unpacked into a folder of its own,
 on sys.path for the grading run only (`importable`), never into the venv.
 
-Wheels are cached by their pinned sha256 under `.cache/lesson-wheels/<sha256>/` (or
-$LESSONKIT_CACHE/lesson-wheels/), shared by the build and the command line; a wheel is only
-ever stored there after its digest matched the pin.
+Wheels are cached by their pinned sha256 under `.cache/lesson-wheels/<sha256>/`, shared by
+the build and the command line; a wheel is only ever stored there after its digest matched
+the pin.
 """
 from __future__ import annotations
 
 import hashlib
 import importlib.metadata
-import os
 import re
 import shutil
 import subprocess
@@ -79,31 +78,39 @@ def canonical_name(name: str) -> str:
 
 
 def cache_dir() -> Path:
-    """Where the verified wheels live: $LESSONKIT_CACHE, else the repository's .cache/ (this
-    file is py/lessonkit/requirements.py in it)."""
-    base = os.environ.get("LESSONKIT_CACHE")
-    root = Path(base) if base else Path(__file__).resolve().parents[2] / ".cache"
-    return root / "lesson-wheels"
+    """Where the verified wheels live: the repository's .cache/ (this file is
+    py/lessonkit/requirements.py in it), beside the Pyodide inputs."""
+    return Path(__file__).resolve().parents[2] / ".cache" / "lesson-wheels"
 
 
 def cached_wheel(pin: Pin, cache: Path | None = None) -> Path | None:
     """The pin's wheel when the cache holds it verified, else None."""
-    folder = (cache or cache_dir()) / pin.sha256
-    for path in folder.glob("*.whl") if pin.sha256 else ():
-        if sha256_of(path) == pin.sha256:
+    if pin.sha256 is None:
+        return None
+    for path in ((cache or cache_dir()) / pin.sha256).glob("*.whl"):
+        # The digest alone is not enough: a pin of another package with this wheel's sha256
+        # must not be served this wheel.
+        if wheel_pin(path.name) == (pin.name, Version(pin.version)) and sha256_of(path) == pin.sha256:
             return path
     return None
 
 
-def fetch(pin: Pin, cache: Path | None = None, log=None) -> Path:
+def wheel_pin(file_name: str) -> tuple[str, Version] | None:
+    """(canonical name, version) of a wheel file name `name-version-...-tags.whl`."""
+    parts = file_name[:-len(".whl")].split("-")
+    try:
+        return canonical_name(parts[0]), Version(parts[1])
+    except (IndexError, InvalidVersion):
+        return None
+
+
+def fetch(pin: Pin, cache: Path | None = None) -> Path:
     """The pin's wheel, verified: from the cache, else downloaded from PyPI (through pip and
     its configured index) and kept in the cache. Raises PinError saying what went wrong."""
     cache = cache or cache_dir()
     found = cached_wheel(pin, cache)
     if found is not None:
         return found
-    if log:
-        log(f"downloading {pin.requirement} from PyPI")
     tmp = cache / ".tmp"
     tmp.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=tmp) as out:

