@@ -26,12 +26,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from packaging.version import InvalidVersion, Version
-
 # The browser's Python (Pyodide 0.27.7): pins resolve to wheels that install there.
 PYODIDE_PYTHON = "3.12"
 _NAME = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$")
 _HASH = re.compile(r"^--hash=sha256:([0-9a-f]{64})$")
+# A public version as PyPI writes it in file names (PEP 440's normal form), matched by regex:
+# the engine also loads lessons in the browser's learner worker, which has no `packaging`.
+_VERSION = re.compile(r"^\d+(?:\.\d+)*(?:(?:a|b|rc)\d+)?(?:\.post\d+)?(?:\.dev\d+)?$")
 _PIN_EXAMPLE = '"einops==0.8.1 --hash=sha256:<64 hex digits>"'
 
 
@@ -59,10 +60,9 @@ def parse_pin(text: str) -> Pin | str:
         return (f"requirement {text!r} must pin one exact version with ==, like {_PIN_EXAMPLE}: "
                 "the page installs exactly the wheel the build verified (no ranges, extras, "
                 "markers or URLs)")
-    try:
-        Version(version)
-    except InvalidVersion:
-        return f"requirement {text!r}: {version!r} is not a version number"
+    if not _VERSION.match(version):
+        return (f"requirement {text!r}: {version!r} is not a version as PyPI writes it "
+                "(like 0.8.1, 2.0rc1, 1.0.post1)")
     sha256 = None
     for option in options:
         m = _HASH.match(option)
@@ -90,18 +90,15 @@ def cached_wheel(pin: Pin, cache: Path | None = None) -> Path | None:
     for path in ((cache or cache_dir()) / pin.sha256).glob("*.whl"):
         # The digest alone is not enough: a pin of another package with this wheel's sha256
         # must not be served this wheel.
-        if wheel_pin(path.name) == (pin.name, Version(pin.version)) and sha256_of(path) == pin.sha256:
+        if wheel_pin(path.name) == (pin.name, pin.version) and sha256_of(path) == pin.sha256:
             return path
     return None
 
 
-def wheel_pin(file_name: str) -> tuple[str, Version] | None:
+def wheel_pin(file_name: str) -> tuple[str, str]:
     """(canonical name, version) of a wheel file name `name-version-...-tags.whl`."""
-    parts = file_name[:-len(".whl")].split("-")
-    try:
-        return canonical_name(parts[0]), Version(parts[1])
-    except (IndexError, InvalidVersion):
-        return None
+    name, version, *_ = file_name.split("-") + [""]
+    return canonical_name(name), version
 
 
 def fetch(pin: Pin, cache: Path | None = None) -> Path:

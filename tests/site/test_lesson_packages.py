@@ -62,7 +62,7 @@ def pin_line(folder: Path) -> int:
     ("einops[torch]==0.8.1", "must pin one exact version with =="),
     ("einops==0.8.1; python_version > '3'", "must pin one exact version with =="),
     ("-einops==0.8.1", "does not start with a package name"),
-    ("einops==eight", "'eight' is not a version number"),
+    ("einops==eight", "'eight' is not a version as PyPI writes it"),
     ("einops==0.8.1 --hash=sha256:abc", "one --hash=sha256:<64 lowercase hex digits>"),
     (f"einops==0.8.1 --hash=md5:{EINOPS_SHA256}", "one --hash=sha256:<64 lowercase hex digits>"),
     (f"{PIN}\",\n  \"Einops==0.8.1", "einops is named twice"),
@@ -81,6 +81,16 @@ def test_a_requirement_that_is_not_an_exact_pin_is_located(tmp_path, pin, messag
 def test_the_pin_and_its_sha256_are_read():
     (pin,) = load_lesson(DEMO).requirements
     assert (pin.name, pin.version, pin.sha256) == ("einops", "0.8.1", EINOPS_SHA256)
+
+
+def test_lessons_load_without_packaging():
+    """The browser's learner worker loads the lesson with numpy alone (no pytest, so no
+    `packaging`): reading the pins must not need it."""
+    code = ("import sys; sys.modules['packaging'] = None\n"
+            "from lessonkit import load_lesson\n"
+            f"print(load_lesson({str(DEMO)!r}).requirements[0].requirement)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert (proc.returncode, proc.stdout) == (0, "einops==0.8.1\n"), proc.stderr
 
 
 def test_a_platform_wheel_is_a_located_error(tmp_path):
