@@ -83,11 +83,11 @@ def cache_dir() -> Path:
     return Path(__file__).resolve().parents[2] / ".cache" / "lesson-wheels"
 
 
-def cached_wheel(pin: Pin, cache: Path | None = None) -> Path | None:
+def cached_wheel(pin: Pin) -> Path | None:
     """The pin's wheel when the cache holds it verified, else None."""
     if pin.sha256 is None:
         return None
-    for path in ((cache or cache_dir()) / pin.sha256).glob("*.whl"):
+    for path in (cache_dir() / pin.sha256).glob("*.whl"):
         # The digest alone is not enough: a pin of another package with this wheel's sha256
         # must not be served this wheel.
         if wheel_pin(path.name) == (pin.name, pin.version) and sha256_of(path) == pin.sha256:
@@ -101,11 +101,15 @@ def wheel_pin(file_name: str) -> tuple[str, str]:
     return canonical_name(name), version
 
 
-def fetch(pin: Pin, cache: Path | None = None) -> Path:
+class PinError(Exception):
+    """A pin that cannot be fetched or verified (the caller locates it in lesson.toml)."""
+
+
+def fetch(pin: Pin) -> Path:
     """The pin's wheel, verified: from the cache, else downloaded from PyPI (through pip and
     its configured index) and kept in the cache. Raises PinError saying what went wrong."""
-    cache = cache or cache_dir()
-    found = cached_wheel(pin, cache)
+    cache = cache_dir()
+    found = cached_wheel(pin)
     if found is not None:
         return found
     tmp = cache / ".tmp"
@@ -129,10 +133,6 @@ def fetch(pin: Pin, cache: Path | None = None) -> Path:
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.move(str(wheel), target)
     return target
-
-
-class PinError(Exception):
-    """A pin that cannot be fetched or verified (the caller locates it in lesson.toml)."""
 
 
 def pip_download(requirement: str, out: Path, pure: bool) -> Path | str:
@@ -159,11 +159,10 @@ def sha256_of(path: Path) -> str:
     return h.hexdigest()
 
 
-def install(pin: Pin, cache: Path | None = None) -> Path:
+def install(pin: Pin) -> Path:
     """The folder holding the pin's wheel unpacked (a pure wheel's files are importable as
     they are), made once per wheel from the verified copy: `<cache>/<sha256>/site/`."""
-    cache = cache or cache_dir()
-    wheel = fetch(pin, cache)
+    wheel = fetch(pin)
     site = wheel.parent / "site"
     if not site.is_dir():
         # Unpacked beside and renamed into place: a folder that exists is complete.
