@@ -1,9 +1,12 @@
-"""Entry points for the browser's web worker. Strings (JSON) in, strings out: the worker
-never inspects Python objects. No DOM or `js` imports here; the worker passes callbacks."""
+"""Entry points for the browser's grader (or single) worker. Strings (JSON) in, strings out:
+the worker never inspects Python objects. No DOM or `js` imports here; the worker passes
+callbacks. The learner worker's entry points are `lessonkit.learner_host.handle_json` and
+`lessonkit.learner_host.prepare`."""
 from __future__ import annotations
 
 import json
 
+from .channel import Callback
 from .lesson import load_lesson
 from .playground import run_calls
 from .runner import grade
@@ -38,13 +41,17 @@ def prepare(lesson_dir: str, warm_up: bool = True) -> str:
 
 
 def grade_json(lesson_dir: str, source: str, timed_out_json: str = "[]", on_event=None,
-               crashed_json: str = "[]", time_used_s: float = 0.0, lang: str = "en") -> str:
+               crashed_json: str = "[]", time_used_s: float = 0.0, lang: str = "en",
+               learner_call=None) -> str:
     """Grade and return the report JSON. `on_event(event_json)` gets each progress event.
     After a restart the worker passes what it learned: checks that timed out (`{id: the
     function it was running}`) or during which Python died, and the seconds already spent
-    (see `grade`). `lang`: the page's language."""
+    (see `grade`). `lang`: the page's language. `learner_call(request_json, time_limit_s)
+    -> response_json` (synchronous): grade through it, learner code running elsewhere (the
+    learner worker); without it, learner code runs in this interpreter."""
     emit = None if on_event is None else (lambda event: on_event(json.dumps(event)))
-    report = grade(_lesson(lesson_dir), source, on_event=emit,
+    channel = None if learner_call is None else Callback(learner_call)
+    report = grade(_lesson(lesson_dir), source, learner=channel, on_event=emit,
                    timed_out=json.loads(timed_out_json or "[]"),
                    crashed=json.loads(crashed_json or "[]"), time_used_s=time_used_s,
                    lang=lang)

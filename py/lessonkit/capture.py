@@ -50,9 +50,13 @@ class CappedOutput(io.TextIOBase):
         self._bytes += len(encoded)
         return len(s)
 
+    def kept(self) -> str:
+        """What was kept, without the note (`truncated` says whether something was cut)."""
+        return "".join(self._parts)
+
     def text(self) -> str:
         """What was kept, with a note at the end when something was cut."""
-        kept = "".join(self._parts)
+        kept = self.kept()
         if self.truncated:
             if kept and not kept.endswith("\n"):
                 kept += "\n"
@@ -64,18 +68,33 @@ class CappedOutput(io.TextIOBase):
 @contextmanager
 def redirected(out: CappedOutput):
     """Send stdout, stderr and warnings to `out`; stdin reads as empty, so input() ends at
-    once. Warnings (numpy overflow and friends) show once per line of code, whoever had
-    installed a warnings display before (an outer pytest, for instance)."""
+    once."""
+    with streams(out), warnings_shown():
+        yield out
+
+
+@contextmanager
+def streams(out: CappedOutput):
+    """stdout and stderr go to `out` while the block runs; stdin reads as empty."""
     saved = sys.stdout, sys.stderr, sys.stdin
     sys.stdout = sys.stderr = out
     sys.stdin = io.StringIO("")
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("default")
-            warnings.showwarning = _show_warning
-            yield out
+        yield out
     finally:
         sys.stdout, sys.stderr, sys.stdin = saved
+
+
+@contextmanager
+def warnings_shown():
+    """Warnings (numpy overflow and friends) written to stderr, whatever it is when they are
+    raised, once per line of code, whoever had installed a warnings display before (an outer
+    pytest, for instance). Kept for a whole grading run, so the once-per-line registry is the
+    run's, not one request's."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("default")
+        warnings.showwarning = _show_warning
+        yield
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None):

@@ -6,29 +6,30 @@
     expect_close(c, reference(x), rtol=1e-6, atol=1e-8, mistakes=[("Hint ...", lambda: ...)])
 
 Rules that keep grading honest:
-- learner functions receive deep copies; `Call.after` holds those copies after the call;
-- the returned value is snapshotted to plain data (float64 copies) right after the call;
+- `solution` is a `lessonkit.channel.Learner`: the call goes to the learner's side as plain
+  data (`lessonkit.wire`), which may be another process or worker, and comes back as plain
+  data: the returned value as float64 copies, lists, tuples and dicts, and `Call.after` the
+  inputs as the learner left them, converted there (learner_host.plain / as_left);
 - compute expected values *after* `call` returns, so they never sit in a frame that learner
-  code could inspect while it runs;
+  code could inspect while it runs (where it runs in this interpreter);
 - every numpy function used here was captured when lessonkit was imported, before any learner
-  code ran, and patched modules are restored after each learner call.
+  code ran, and patched modules are restored after each learner call (the guard, in-process).
 """
 from __future__ import annotations
 
 import copy
-import inspect
 from dataclasses import dataclass, field
 
 import numpy
 
 from .i18n import _
-from .learner import LearnerError, TimedOutBefore, run_learner
+from .learner import LearnerError, TimedOutBefore  # noqa: F401 (checks catch both)
 from .timelimit import CheckTimeout
+from .wire import Unusable
 
 _deepcopy = copy.deepcopy
 _ndarray_copy = numpy.ndarray.copy
 _np_errstate = numpy.errstate
-_signature = inspect.signature
 _np_array = numpy.array
 _np_abs = numpy.abs
 _np_isnan = numpy.isnan
@@ -79,27 +80,16 @@ class Call:
 
 
 def call(solution, name: str, *args) -> Call:
-    """Call `solution.<name>(*args)` with copies of `args`, under the grading limits."""
+    """Call learner function `name` on copies of `args` (the learner's side receives them as
+    plain data), under the grading limits; `solution` is the `solution` fixture."""
     announce_call[0](name)
-    fn = vars(solution).get(name)
-    handed = _copy(args)
     private = _copy(args)
-    dtypes: set = set()
-
-    def learner_side():
-        # Everything that touches learner objects happens here, inside one guarded call: the
-        # result and the inputs as the learner left them become plain data now, because a
-        # returned object's own methods (__array__, __iter__, __eq__) are learner code.
-        value = fn(*handed)
-        return _plain(value, dtypes), _as_left(handed), _params(fn, len(args))
-
     try:
-        got, after, params = run_learner(learner_side, name)
-    except TimedOutBefore as exc:  # `name` itself, or a learner function it calls
-        exc.caller = name
-        raise
+        got, after, params, dtypes = solution.call(name, args)
     except CheckTimeout:
         raise CheckTimeout(f"{name}") from None
+    # Where learner code runs in this interpreter it could reach the check's own inputs
+    # (through frames or the garbage collector): compared with a private copy.
     if not _same(args, private):
         raise LearnerError(_(
             "{name} changed the check's own copy of its inputs, which it was never given. A "
@@ -122,83 +112,6 @@ def _copy(value):
     if type(value) in (int, float, bool, complex, str, type(None)):
         return value
     return _deepcopy(value)
-
-
-def _as_left(value):
-    """The inputs as the learner left them, as plain data of the same types (dtype kept), so
-    that `expect_unchanged` compares without running learner code."""
-    if isinstance(value, _ndarray):
-        return _np_array(value, copy=True, subok=False)
-    if isinstance(value, (list, tuple)):
-        items = [_as_left(v) for v in value]
-        return items if type(value) is list else tuple(items)
-    if type(value) in (int, float, bool, complex, str, type(None)):
-        return value
-    return Unusable(value)
-
-
-def _params(fn, count: int) -> tuple:
-    try:
-        names = [p.name for p in _signature(fn).parameters.values()
-                 if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    except (TypeError, ValueError):
-        names = []
-    names += [f"arg{i + 1}" for i in range(len(names), count)]
-    return tuple(names[:count])
-
-
-class Unusable:
-    """Stands in for a returned object that is not numbers, lists or tuples (text, a
-    generator, an object of the learner's class): checks see its description, never it."""
-
-    def __init__(self, value):
-        if isinstance(value, str):
-            self.text = _("text {value}", value=repr(value))[:80]
-        elif isinstance(value, (_ndarray, _np_generic)):
-            what = _("text") if value.dtype.kind in "US" else _("{dtype} values",
-                                                                dtype=value.dtype)
-            self.text = _("an array of {what} of shape {shape}", what=what,
-                          shape=tuple(value.shape))
-        else:
-            self.text = _("an object of type {type}", type=type(value).__name__)
-
-    def __repr__(self):
-        return self.text
-
-
-def _plain(value, dtypes: set):
-    """Plain data (float64 or complex copies, lists, tuples, Python numbers) made while still
-    inside learner code's boundary: no learner method (__array__, __float__, __eq__, ...)
-    runs once the checks start comparing."""
-    if isinstance(value, (_ndarray, _np_generic)):
-        dtypes.add(str(value.dtype))
-        kind = value.dtype.kind
-        if kind in "biuf":
-            return _np_array(value, dtype=_float64)
-        if kind == "c":
-            return _np_array(value, dtype=complex)
-        return Unusable(value)
-    if isinstance(value, tuple):
-        return tuple(_plain(v, dtypes) for v in value)
-    if isinstance(value, list):
-        return [_plain(v, dtypes) for v in value]
-    if type(value) is dict:  # keys as plain as the values: a learner's key class is code too
-        return {k if type(k) in (str, int) else Unusable(k): _plain(v, dtypes)
-                for k, v in value.items()}
-    if isinstance(value, bool) or value is None:
-        return value if value is None else bool(value)
-    if isinstance(value, int):
-        return int(value)
-    if isinstance(value, float):
-        return float(value)
-    if isinstance(value, complex):
-        return complex(value)
-    if hasattr(value, "__array__"):  # an array-like of the learner's making: convert it now
-        try:
-            return _plain(_np_array(value), dtypes)
-        except (TypeError, ValueError):
-            pass
-    return Unusable(value)
 
 
 def describe(value) -> str:

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from . import hints, i18n, starters
-from .isolation import grade_in_child
+from .learner_process import forbid_inspection, grade_split
 from . import prose
 from .lesson import (LessonError, WrongSolution, authoring_problems, load_lesson, missing_companions,
                      widget_problems)
@@ -71,9 +71,11 @@ def _grade(args) -> int:
         print(f"--lang {args.lang}: the lesson's languages are {', '.join(lesson.languages)}",
               file=sys.stderr)
         return 2
-    # In a child process: whatever the solution does to its Python (os._exit, a crash,
-    # exhausting memory, hanging inside C), this process still prints a report.
-    report = grade_in_child(lesson, source, lang=args.lang)
+    # The grader here, the learner's code in a child process: whatever the solution does to
+    # its Python (os._exit, a crash, exhausting memory, hanging inside C, rewriting what it
+    # can reach), this process decides the verdicts and prints the report.
+    forbid_inspection()
+    report = grade_split(lesson, source, lang=args.lang)
     print(report.to_json(indent=2) if args.json else render(report, lesson.title))
     return 0 if report.passed else 1
 

@@ -18,12 +18,14 @@ MODULE_NAME = "solution"
 
 class LearnerError(Exception):
     """Learner code failed to compile or raised; `message` is written for the learner.
-    `fatal`: learner code left the grader in a state that cannot be undone; stop grading."""
+    `fatal`: learner code left the grader in a state that cannot be undone; stop grading.
+    `line`: the line of solution.py where it was raised, when known."""
 
-    def __init__(self, message: str, fatal: bool = False):
+    def __init__(self, message: str, fatal: bool = False, line: int | None = None):
         super().__init__(message)
         self.message = message
         self.fatal = fatal
+        self.line = line
 
 
 class TimedOutBefore(BaseException):
@@ -53,7 +55,8 @@ def compile_source(source: str) -> types.CodeType:
     try:
         return compile(source, FILENAME, "exec", dont_inherit=True)
     except (SyntaxError, ValueError) as exc:  # ValueError: source with NUL bytes
-        raise LearnerError(_describe_syntax_error(exc)) from None
+        raise LearnerError(_describe_syntax_error(exc),
+                           line=getattr(exc, "lineno", None)) from None
 
 
 def _remember_source(source: str) -> None:
@@ -123,9 +126,25 @@ def run_learner(fn, what: str, loading: bool = False):
                 raise
             except BaseException as exc:  # noqa: BLE001 - anything raised, SystemExit too
                 failure = _describe_safely(exc, what)
+                # The descriptor itself: a learner's exception class may override the name.
+                tb = _traceback_of(exc)
     except guard.Tampered as exc:
         raise LearnerError(exc.message, fatal=exc.fatal) from None
-    raise LearnerError(failure)
+    # Out of the guard, where the grader's world is whole again: frames are not learner code.
+    raise LearnerError(failure, line=_learner_line(tb))
+
+
+_traceback_of = BaseException.__traceback__.__get__
+
+
+def _learner_line(tb) -> int | None:
+    """The line of solution.py nearest to where the traceback `tb` ends, or None."""
+    lines = []
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == FILENAME:
+            lines.append(tb.tb_lineno)
+        tb = tb.tb_next
+    return lines[-1] if lines else None
 
 
 def _describe_safely(exc: BaseException, what: str) -> str:

@@ -2,12 +2,11 @@
 with pytest in this process, one verdict per test."""
 from __future__ import annotations
 
-import inspect
 import os
 import sys
 import time
 import warnings
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
 import pytest
@@ -16,12 +15,12 @@ from _pytest.runner import runtestprotocol
 
 from . import guard, hints, i18n, learner
 from .capture import CappedOutput, redirected
-from .given import given_modules
 from . import checking
-from .checking import CheckFailed, TimedOutBefore
+from .channel import InProcess, Learner
+from .checking import CheckFailed
 from .i18n import _
 from .lesson import Lesson
-from .learner import LearnerError
+from .learner import LearnerError, TimedOutBefore
 from .report import CheckResult, Report
 from .timelimit import CheckTimeout, alarm_handler, time_limit
 
@@ -46,10 +45,13 @@ _PYTEST_ARGS = (
 )
 
 
-def grade(lesson: Lesson, source: str, *, on_event=None, timed_out=(), crashed=(),
-          time_used_s: float = 0.0, lang: str = i18n.DEFAULT) -> Report:
+def grade(lesson: Lesson, source: str, *, learner=None, on_event=None, timed_out=(),
+          crashed=(), time_used_s: float = 0.0, lang: str = i18n.DEFAULT) -> Report:
     """Grade `source` (the learner's solution.py) against `lesson`'s hidden checks.
 
+    learner: the channel to the learner's side (`lessonkit.channel`): None runs learner code
+    in this interpreter, guarded; otherwise an object with `request(message, time_limit_s)`
+    (a child process, the page's learner worker) and no learner code runs here.
     on_event: called with a dict before (`check_start`) and after (`check_end`) each check.
     timed_out: checks already known to time out, reported as "timeout" unrun: their ids, or
     a mapping of each id to the learner function it was running (the `call` event before its
@@ -61,27 +63,33 @@ def grade(lesson: Lesson, source: str, *, on_event=None, timed_out=(), crashed=(
     lang: the language of titles, messages and hints (the lesson's `locale/<lang>.po`).
     """
     with i18n.use(lang, lesson.path):
-        return _grade(lesson, source, on_event, timed_out, crashed, time_used_s)
+        return _grade(lesson, source, learner, on_event, timed_out, crashed, time_used_s, lang)
 
 
-def _grade(lesson, source, on_event, timed_out, crashed, time_used_s) -> Report:
+def _grade(lesson, source, channel, on_event, timed_out, crashed, time_used_s, lang) -> Report:
     started = time.perf_counter()
     lesson_hints = hints.load(lesson.path)
     out = CappedOutput(lesson.limits.output_lines, lesson.limits.output_bytes)
     timed_out = dict(timed_out) if isinstance(timed_out, dict) else dict.fromkeys(timed_out)
-    run = _Run(lesson, on_event, timed_out, started - time_used_s)
+    own_channel = channel is None
+    channel = InProcess() if own_channel else channel
+    # The guard protects this interpreter's grader only where learner code runs in it.
+    guarded = getattr(channel, "in_process", False)
+    run = _Run(lesson, on_event, timed_out, started - time_used_s, guarded)
     run.crashed = set(crashed)
-    with given_modules(lesson), _announcing_calls(run), guard.session(lesson.checks_dir.resolve()), redirected(out), \
-            alarm_handler(), \
-            learner.stack_headroom(lesson.limits.recursion), \
-            warnings.catch_warnings():
+    solution = Learner(lesson, source, lang, channel, out)
+    with _announcing_calls(run), \
+            guard.session(lesson.checks_dir.resolve()) if guarded else nullcontext(), \
+            redirected(out), alarm_handler(), warnings.catch_warnings():
         warnings.filterwarnings("ignore", category=pytest.PytestWarning)
         try:
-            module = run.load(source)
-            run.checks(module)
+            run.checks(solution)
         except KeyboardInterrupt:  # the Stop button (SIGINT from the host)
             run.stopped()
-        notes = guard.notes()
+        finally:
+            if own_channel:
+                channel.close()
+    notes = solution.notes
     checks = [CheckResult(*r, hints=() if r[2] == "passed" else
                           tuple(hints.steps_for(lesson_hints, r[0]))) for r in run.results]
     return Report(lesson=lesson.id, checks=checks,
@@ -108,8 +116,10 @@ def load_title(lesson: Lesson) -> str:
 
 
 class _Run:
-    def __init__(self, lesson: Lesson, on_event, timed_out: dict, started: float):
+    def __init__(self, lesson: Lesson, on_event, timed_out: dict, started: float,
+                 guarded: bool):
         self.lesson = lesson
+        self.guarded = guarded
         self.emit = on_event or (lambda event: None)
         self.timed_out = timed_out
         self.deadline = started + lesson.limits.total_seconds
@@ -118,20 +128,27 @@ class _Run:
         self.results: list[tuple[str, str, str, str]] = []
         self.load_failed = False
         self.halted: str | None = None   # why grading stopped early (learner code did it)
-        guard.watch("the grader's results", lambda: (*self.results, self.load_failed,
+        self.current: tuple[str, str] | None = None
+        self.watch("the grader's results", lambda: (*self.results, self.load_failed,
                                                      self.halted, self.deadline),
                     self._put_back)
 
     def _put_back(self, before: tuple) -> None:
         self.results[:] = before[:-3]
         self.load_failed, self.halted, self.deadline = before[-3:]
-        self.current: tuple[str, str] | None = None
+
+    def watch(self, name: str, fn, restore=None) -> None:
+        """guard.watch, where learner code runs in this interpreter."""
+        if self.guarded:
+            guard.watch(name, fn, restore)
 
     def limit(self) -> float:
         return max(0.0, min(self.lesson.limits.check_seconds, self.deadline - time.perf_counter()))
 
-    def start(self, cid: str, title: str) -> float:
+    def start(self, cid: str, title: str, solution: Learner | None = None) -> float:
         limit = self.limit()
+        if solution is not None:  # learner requests carry the time this check has left
+            solution.deadline = time.perf_counter() + limit
         self.current = (cid, title)
         self.emit({"event": "check_start", "id": cid, "title": title,
                    "time_limit_s": round(limit, 3)})
@@ -167,39 +184,34 @@ class _Run:
                  "stopped.", seconds=f"{limit:g}") + " " + advice
 
     # --- the `load` check -------------------------------------------------------------
-    def load(self, source: str):
+    def load(self, solution: Learner) -> None:
+        """The `load` check: the learner's side runs the file and looks at its functions."""
         title = load_title(self.lesson)
-        limit = self.start(LOAD_ID, title)
+        limit = self.start(LOAD_ID, title, solution)
         if LOAD_ID in self.crashed:
             self.load_failed = True
             self.end(LOAD_ID, title, "error", crashed_message())
-            return None
+            return
         if LOAD_ID in self.timed_out:
             self.load_failed = True
             self.end(LOAD_ID, title, "timeout",
                      self.timeout_message(CheckTimeout(_("your file")), limit))
-            return None
+            return
         try:
             with time_limit(limit):
-                code = learner.compile_source(source)
-                module = learner.new_module(code)
-                # Looking at the module's functions may run learner code too (a module
-                # __getattr__, a callable object's __signature__): guard that as well.
-                problem = learner.run_learner(lambda: _missing_functions(self.lesson, module),
-                                              _("your file"), loading=True)
-        except LearnerError as exc:
-            module, problem = None, exc.message
-            if exc.fatal:
-                self.halted = f"\u201c{title}\u201d"
+                problem, fatal = solution.load(limit)
+        except LearnerError as exc:  # the learner's side died or answered garbage
+            problem, fatal = exc.message, exc.fatal
         except CheckTimeout:
             self.load_failed = True
             self.end(LOAD_ID, title, "timeout",
                      self.timeout_message(CheckTimeout(_("your file (its top-level code)")),
                                           limit))
-            return None
+            return
+        if fatal:
+            self.halted = f"\u201c{title}\u201d"
         self.load_failed = problem is not None
         self.end(LOAD_ID, title, "error" if problem else "passed", problem or "")
-        return module
 
     def stopped(self, pending=()) -> None:
         """The Stop button: the running check and those after it are not judged."""
@@ -210,13 +222,17 @@ class _Run:
             self.end(cid, title, "error", _("Not run: you pressed Stop."))
 
     # --- the hidden checks ------------------------------------------------------------
-    def checks(self, module) -> None:
-        plugin = _Plugin(self, module)
+    def checks(self, solution: Learner) -> None:
+        """Collect the checks, then load the learner's file (so the checks are read before
+        any learner code runs), then run them."""
+        plugin = _Plugin(self, solution)
         checks_dir = self.lesson.checks_dir.resolve()
         args = [str(checks_dir), "--rootdir", str(checks_dir), "-c", os.devnull,
                 "--confcutdir", str(checks_dir), *_PYTEST_ARGS]
         with _isolated_imports(checks_dir), _quiet_pytest_env():
             code = pytest.main(args, plugins=[plugin])
+        if not plugin.loaded:  # pytest stopped before its collection finished
+            plugin.load()
         if plugin.interrupted:
             self.stopped(plugin.pending())
             return
@@ -227,39 +243,29 @@ class _Run:
                        "a bug in the lesson, not in your code.", code=int(code)))
 
 
-def _missing_functions(lesson: Lesson, module) -> str | None:
-    """What is wrong with the loaded module's functions, in learner terms, or None."""
-    problems = []
-    for f in lesson.functions:
-        fn = vars(module).get(f.name)
-        if fn is None:
-            problems.append(_("solution.py does not define {signature}. Keep the function "
-                              "from the starter, with this name.", signature=f.signature))
-        elif not callable(fn):
-            problems.append(_("{name} in solution.py is a {type}, not a function.",
-                              name=f.name, type=type(fn).__name__))
-        else:
-            try:
-                inspect.signature(fn).bind(*f.params)
-            except TypeError:
-                problems.append(_("{name} must accept {count} argument(s), as in {signature}; "
-                                  "yours cannot be called that way.", name=f.name,
-                                  count=len(f.params), signature=f.signature))
-            except ValueError:
-                pass  # builtins without a signature: let the checks find out
-    return "\n".join(problems) or None
-
-
 class _Plugin:
     """Feeds the learner's module to the checks and turns each test into a verdict."""
 
-    def __init__(self, run: _Run, module):
+    def __init__(self, run: _Run, module: Learner):
         self.run = run
         self.module = module
         self.seen = False
         self.interrupted = False
+        self.loaded = False
+        self.collect_errors: list[tuple[str, str, str, str]] = []
         self.excinfo: dict[str, BaseException] = {}
         self.items: list = []
+
+    def load(self) -> None:
+        """The `load` check, once, then the check files that failed to load: in that order in
+        the report."""
+        self.loaded = True
+        try:
+            self.module.warm()
+            self.run.load(self.module)
+        finally:
+            for result in self.collect_errors:
+                self.run.end(*result)
 
     def pending(self) -> list[tuple[str, str]]:
         done = {r[0] for r in self.run.results}
@@ -280,9 +286,10 @@ class _Plugin:
         if report.failed:
             self.seen = True
             stem = Path(str(report.fspath)).stem
-            self.run.end(stem, _("The checks in {file} load", file=f"{stem}.py"), "error",
-                         _("This check file is broken (a bug in the lesson, not in your code):")
-                         + "\n" + str(report.longrepr)[-2000:])
+            self.collect_errors.append((
+                stem, _("The checks in {file} load", file=f"{stem}.py"), "error",
+                _("This check file is broken (a bug in the lesson, not in your code):")
+                + "\n" + str(report.longrepr)[-2000:]))
 
     def pytest_collection_finish(self, session):
         """Learner code runs only inside checks, after this: from now on, what pytest will
@@ -291,20 +298,26 @@ class _Plugin:
         grading (see guard.watch)."""
         pm = session.config.pluginmanager
         items = tuple(session.items)
-        guard.watch("pytest's plugins and hooks", lambda: (
+        self.run.watch("pytest's plugins and hooks", lambda: (
             *pm.get_plugins(),
             *(v for hc in vars(pm.hook).values() if hasattr(hc, "get_hookimpls")
               for impl in hc.get_hookimpls() for v in (impl, impl.function))))
-        guard.watch("the checks pytest runs", lambda: (
+        self.run.watch("the checks pytest runs", lambda: (
             *session.items, *(v for it in items for v in vars(it).values())))
-        guard.watch("the grader's record of this check", lambda: (
+        self.run.watch("the grader's record of this check", lambda: (
             *self.excinfo, *self.excinfo.values(), self.module))
+        try:
+            self.load()
+        except KeyboardInterrupt:
+            self.interrupted = True
+            raise
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(self, item, nextitem):
         self.seen = True
         cid, title = check_id(item), check_title(item)
-        limit = self.run.start(cid, title)
+        lost = self.revive()
+        limit = self.run.start(cid, title, self.module)
         skip = self.run.skip_reason()
         if cid in self.run.timed_out:  # it ended an earlier Python (a host's restart)
             fn = self.run.timed_out[cid]
@@ -312,6 +325,8 @@ class _Plugin:
             self.skip_from_now_on(fn, title)
         if cid in self.run.crashed:
             skip = "error", crashed_message()
+        if lost and not skip:
+            skip = "error", lost
         if skip:
             self.run.end(cid, title, *skip)
             return True
@@ -345,12 +360,28 @@ class _Plugin:
         return TestReport(item.nodeid, item.location, {}, outcome, longrepr, call.when,
                           duration=call.duration, start=call.start, stop=call.stop)
 
+    def revive(self) -> str | None:
+        """Before a check's time starts: when the learner's side was lost (a time limit, a
+        crash) since the file loaded, load it again in the fresh one. The time that takes is
+        not the learner's: the run's deadline moves by as much. Returns what to tell the
+        learner when it did not work."""
+        run = self.run
+        if run.load_failed or run.halted or not self.module.gone:
+            return None
+        began = time.perf_counter()
+        try:
+            self.module.warm()
+            with time_limit(run.lesson.limits.check_seconds):
+                return self.module.revive(run.lesson.limits.check_seconds)
+        finally:
+            run.deadline += time.perf_counter() - began
+
     def skip_from_now_on(self, fn: str | None, title: str) -> None:
         """Learner function `fn` ran out of time in the check titled `title`: from now on, in
-        this run, the module holds a stand-in for it that raises at once (learner.stand_in),
-        so a loop costs one time limit, not one per check that reaches it."""
-        if fn in {f.name for f in self.run.lesson.functions} and self.module is not None:
-            vars(self.module)[fn] = learner.stand_in(fn, title)
+        this run, it is a stand-in that raises at once (learner.stand_in), so a loop costs
+        one time limit, not one per check that reaches it."""
+        if fn in {f.name for f in self.run.lesson.functions}:
+            self.module.stand_in(fn, title)
 
     def verdict(self, item, reports, limit, fired: bool) -> tuple[str, str]:
         exc = self.excinfo.pop(item.nodeid, None)

@@ -5,6 +5,8 @@ import types
 import numpy as np
 import pytest
 
+from lessonkit.capture import CappedOutput
+from lessonkit.channel import InProcess, Learner
 from lessonkit.checking import Call, CheckFailed, call, expect_close
 
 
@@ -75,8 +77,17 @@ def test_wrong_number_of_items_is_named():
     assert "as [1]; expected 2 items." in message
 
 
+def in_process(**functions) -> Learner:
+    """The `solution` a check gets, with `functions` as the loaded learner module."""
+    channel = InProcess()
+    channel.host.module = types.SimpleNamespace(**functions)
+    solution = Learner(None, "", "en", channel, CappedOutput(10, 1000))
+    solution.loaded = True
+    return solution
+
+
 def test_a_returned_dict_reaches_the_checks_as_plain_data():
-    solution = types.SimpleNamespace(loss=lambda x: {"loss": np.float32(x.sum()), "grad": x * 2})
+    solution = in_process(loss=lambda x: {"loss": np.float32(x.sum()), "grad": x * 2})
     c = call(solution, "loss", np.array([1.0, 2.0]))
     assert c.got == {"loss": 3.0, "grad": c.got["grad"]} and c.got["grad"].dtype == np.float64
     expect_close(c, {"loss": 3.0, "grad": np.array([2.0, 4.0])}, rtol=1e-9, atol=0)

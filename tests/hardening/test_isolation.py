@@ -1,4 +1,5 @@
-"""The command line grades in a child process (lessonkit.isolation): whatever the learner's
+"""The command line grades with learner code in a child process (lessonkit.learner_process):
+whatever the learner's
 code does to that process (end it, crash it, exhaust its memory, hang inside C, block signals,
 write to its stdout), the CLI prints a report, every other check still runs, and the author's
 lesson folder stays as it was."""

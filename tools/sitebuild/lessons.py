@@ -112,8 +112,8 @@ def engine_entries(py_dir: Path) -> list[tuple[str, Path]]:
     package = py_dir / "lessonkit"
     if not (package / "__init__.py").is_file():
         raise BuildError(f"the engine package is missing: {package}/__init__.py not found")
-    # The code and its message catalogs (locale/<lang>.po).
-    files = [*package.rglob("*.py"), *package.glob("locale/*.po")]
+    # The code, its message catalogs (locale/<lang>.po) and its data (protocol.json).
+    files = [*package.rglob("*.py"), *package.glob("locale/*.po"), *package.glob("*.json")]
     return [(p.relative_to(py_dir).as_posix(), p) for p in sorted(files)
             if "__pycache__" not in p.parts]
 

@@ -1,0 +1,282 @@
+"""The command line's learner channel: learner code runs in a child process, the grader (the
+checks, pytest, the expected values, the report) stays in this one.
+
+The child is `python -I -c ... --serve FD_IN FD_OUT --memory-mb N` (lessonkit.learner_host):
+requests and responses travel over two dedicated pipes, one JSON line each; the child's own
+stdout and stderr are read here, capped, as learner output; it runs in a scratch folder, with
+a copy of the lesson's shipped files (never the author's folder), under an address-space limit.
+This side:
+- waits for each response at most the time the request allows plus `grace_s`
+  (protocol.json), then kills the child (SIGKILL, its whole process group) and answers
+  `timeout` itself; the grader's own SIGALRM usually comes first, and a time limit or Stop
+  raised here while the child works kills it too;
+- answers `crashed` itself when the child dies, or writes anything that is not the expected
+  response (`how`: exit, killed, signal, garbled);
+- starts a fresh child for the next request after either.
+"""
+from __future__ import annotations
+
+import codecs
+import ctypes
+import json
+import os
+import selectors
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from . import i18n
+from .capture import CappedOutput
+from .channel import PROTOCOL
+from .hints import FILENAME as HINTS_FILE
+from .lesson import Lesson
+from .report import Report
+from .runner import grade
+
+_PACKAGE_PARENT = str(Path(__file__).resolve().parent.parent)
+# How long a child may take to start (Python, numpy, lessonkit) before it counts as dead.
+BOOT_S = 120.0
+_BOOT = ("import sys; sys.path.insert(0, sys.argv.pop(1)); "
+         "from lessonkit.learner_host import main; main()")
+
+
+class LearnerProcess:
+    """A learner channel to a child process (see the module's docstring). Reusable across
+    grading runs (each `load` starts one); `close()` ends the child and the scratch folder.
+    `raw`: what the child wrote to its own stdout and stderr, capped."""
+    in_process = False
+
+    def __init__(self, lesson: Lesson, memory_mb: int | None = None,
+                 python: str = sys.executable):
+        self.python = python
+        self.memory_mb = lesson.limits.memory_mb if memory_mb is None else memory_mb
+        self.scratch = Path(tempfile.mkdtemp(prefix="lessonkit-"))
+        self.work = self.scratch / "work"
+        self.work.mkdir()
+        self.lesson_copy = _copy_shipped(lesson, self.scratch / "lesson" / lesson.path.name)
+        self.raw = CappedOutput(lesson.limits.output_lines, lesson.limits.output_bytes)
+        self.max_bytes = PROTOCOL["sab"]["bytes_capacity"]
+        self.proc: subprocess.Popen | None = None
+        self.ready = False
+        self._start()  # it boots while the grader collects the checks
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def close(self) -> None:
+        self._end()
+        shutil.rmtree(self.scratch, ignore_errors=True)
+
+    # --- the child ------------------------------------------------------------------------
+    def _start(self) -> None:
+        to_child, child_in = os.pipe()
+        child_out, from_child = os.pipe()
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+        args = [self.python, "-I", "-c", _BOOT, _PACKAGE_PARENT, "--serve", str(to_child),
+                str(from_child)]
+        if self.memory_mb:
+            args += ["--memory-mb", str(self.memory_mb)]
+        self.proc = subprocess.Popen(
+            args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            pass_fds=(to_child, from_child), cwd=self.work, env=env, start_new_session=True)
+        os.close(to_child)
+        os.close(from_child)
+        self.send, self.receive = child_in, child_out
+        self.ready = False
+        self.pending = b""
+        self.decoders = {self.proc.stdout.fileno(): codecs.getincrementaldecoder("utf-8")("replace"),
+                         self.proc.stderr.fileno(): codecs.getincrementaldecoder("utf-8")("replace")}
+
+    def _end(self) -> None:
+        """Kill the child, and whatever it started in its process group, if it is there."""
+        proc, self.proc = self.proc, None
+        if proc is None:
+            return
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            if proc.poll() is None:
+                proc.kill()
+        proc.wait()
+        self._drain(proc)
+        for fd in (self.send, self.receive):
+            os.close(fd)
+        proc.stdout.close()
+        proc.stderr.close()
+
+    def _drain(self, proc) -> None:
+        """What the dead child left in its stdout and stderr pipes."""
+        for stream in (proc.stdout, proc.stderr):
+            os.set_blocking(stream.fileno(), False)
+            try:
+                while data := os.read(stream.fileno(), 65536):
+                    self.raw.write(self.decoders[stream.fileno()].decode(data))
+            except (BlockingIOError, OSError):
+                pass
+
+    def warm(self) -> None:
+        """Wait until a child has booted (Python, numpy, lessonkit imported: it says
+        `ready`), so that no request's time limit pays for a start. The runner calls this
+        before a check's time starts."""
+        if self.proc is None:
+            self._start()
+        if self.ready:
+            return
+        try:
+            line = self._exchange(b"", time.perf_counter() + BOOT_S)
+        except BaseException:
+            self._end()
+            raise
+        try:
+            self.ready = isinstance(line, bytes) and json.loads(line) == {"kind": "ready"}
+        except ValueError:
+            self.ready = False
+        if not self.ready:  # it could not start: the next request says how it ended
+            self._end()
+
+    # --- one request ------------------------------------------------------------------------
+    def request(self, message: dict, time_limit_s: float | None) -> dict:
+        if message.get("op") in ("load", "run_calls"):
+            # The child reads its own copy of the lesson's files.
+            message = {**message, "lesson_dir": str(self.lesson_copy)}
+        self.warm()
+        seq = message.get("seq")
+        if self.proc is None:
+            return {"seq": seq, "kind": "crashed", "how": "exit"}
+        deadline = None if time_limit_s is None else (
+            time.perf_counter() + time_limit_s + PROTOCOL["grace_s"])
+        try:
+            line = self._exchange((json.dumps(message, allow_nan=False) + "\n").encode(),
+                                  deadline)
+        except BaseException:
+            # A time limit or Stop in the grader while the child works: its state is unknown.
+            self._end()
+            raise
+        if line is None:  # the time ran out
+            self._replace()
+            return {"seq": seq, "kind": "timeout"}
+        if isinstance(line, int):  # the child ended: its exit status
+            self._replace()
+            return {"seq": seq, **_crash(line)}
+        try:
+            response = json.loads(line)
+        except ValueError:
+            response = None
+        if type(response) is not dict or response.get("seq") != seq:
+            self._replace()  # it wrote something else on the channel: it cannot be trusted
+            return {"seq": seq, "kind": "crashed", "how": "garbled"}
+        return response
+
+    def _replace(self) -> None:
+        """End this child and start the next at once: it boots while the grader goes on."""
+        self._end()
+        self._start()
+
+    def _exchange(self, data: bytes, deadline: float | None):
+        """Send `data`; return the response line, None at `deadline`, or the exit status of
+        a child that ended."""
+        proc = self.proc
+        with selectors.DefaultSelector() as sel:
+            sel.register(self.receive, selectors.EVENT_READ, "channel")
+            sel.register(proc.stdout, selectors.EVENT_READ, "out")
+            sel.register(proc.stderr, selectors.EVENT_READ, "out")
+            os.set_blocking(self.send, False)
+            sending = data
+            if sending:
+                sel.register(self.send, selectors.EVENT_WRITE, "send")
+            while True:
+                wait = None if deadline is None else deadline - time.perf_counter()
+                if wait is not None and wait <= 0:
+                    return None
+                for key, _ in sel.select(timeout=wait):
+                    if key.data == "send":
+                        try:
+                            sending = sending[os.write(self.send, sending):]
+                        except BrokenPipeError:
+                            sending = b""
+                        if not sending:
+                            sel.unregister(self.send)
+                        continue
+                    chunk = os.read(key.fd, 1 << 20)
+                    if key.data == "out":
+                        if chunk:
+                            self.raw.write(self.decoders[key.fd].decode(chunk))
+                        else:
+                            sel.unregister(key.fileobj)
+                        continue
+                    if not chunk:  # the channel closed: the child is ending
+                        return proc.wait()
+                    self.pending += chunk
+                    if b"\n" in self.pending:
+                        line, _, self.pending = self.pending.partition(b"\n")
+                        return line
+                    if len(self.pending) > self.max_bytes:
+                        return b""  # far larger than any answer: not one
+
+
+def _crash(code: int) -> dict:
+    if code == -signal.SIGKILL:
+        return {"kind": "crashed", "how": "killed"}
+    if code < 0:
+        return {"kind": "crashed", "how": "signal", "signal": signal.Signals(-code).name}
+    return {"kind": "crashed", "how": "exit"}
+
+
+def _copy_shipped(lesson: Lesson, target: Path) -> Path:
+    """The files the browser's learner worker gets: the child never sees the author's folder.
+    The checks are among them (a static site ships them); the grader reads its own."""
+    target.mkdir(parents=True)
+    # lesson.toml, starter.py, the hints and the given modules beside them; not the model
+    # solution.
+    for path in [lesson.path / "lesson.toml", lesson.path / HINTS_FILE,
+                 *lesson.path.glob("*.py")]:
+        if path.is_file() and path.name != "reference.py":
+            shutil.copy2(path, target / path.name)
+    shutil.copytree(lesson.checks_dir, target / "checks",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    if (lesson.path / "locale").is_dir():
+        shutil.copytree(lesson.path / "locale", target / "locale")
+    return target
+
+
+def forbid_inspection() -> None:
+    """Make this process non-dumpable (Linux): a process of the same user, such as the
+    learner's child, can then no longer open /proc/<our pid>/mem, fd/ or attach a debugger to
+    it. Elsewhere nothing changes."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        PR_SET_DUMPABLE = 4
+        libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
+def grade_split(lesson: Lesson, source: str, *, lang: str = i18n.DEFAULT,
+                channel: LearnerProcess | None = None) -> Report:
+    """`lessonkit grade`: grade here, learner code in a child process (`channel`, or a new one
+    that ends with the run). What the child wrote to its own stdout and stderr (os.write,
+    sys.__stdout__) follows the captured output in the report."""
+    own = channel is None
+    channel = channel or LearnerProcess(lesson)
+    try:
+        report = grade(lesson, source, learner=channel, lang=lang)
+    finally:
+        if own:
+            channel.close()
+    raw = channel.raw
+    channel.raw = CappedOutput(lesson.limits.output_lines, lesson.limits.output_bytes)
+    extra = raw.text()
+    if extra:
+        stdout = report.stdout
+        report.stdout = stdout + ("" if not stdout or stdout.endswith("\n") else "\n") + extra
+        report.stdout_truncated = report.stdout_truncated or raw.truncated
+    return report
