@@ -2,18 +2,31 @@
 // - offline: on install it stores every file of this build (the PRECACHE manifest, each file's
 //   sha256 checked), then answers from that store first, so after one visit every lesson loads and
 //   grades with no network;
-// - updates: a new build's worker installs beside the old one and takes over at once, but keeps
-//   the previous build's files, so a page opened before the update can still fetch its own; the
-//   new files show on the next visit;
+// - updates: a new build's worker installs beside the old one and takes over at once, but every
+//   page, and every worker a page starts, is answered from the build that page opened with until
+//   it is closed: many files have fixed names (the pages, py/lessonkit.zip, each lesson.zip and
+//   model-solution.py, pyodide/*), and a page of one build restarting Python with another build's
+//   engine or checks would break. A page opened after the update gets the new build;
 // - isolation on any host: it adds COOP/COEP to navigations and to the Python worker's script
 //   (only those: a rewrapped response loses V8's wasm code cache), so the page is cross-origin
 //   isolated even where the host cannot send the headers. Responses that carry them already are
 //   passed on untouched.
 /* global PRECACHE */
 
-const CACHE_PREFIX = "tp-course-";
-const CACHE = CACHE_PREFIX + PRECACHE.version;
 const SCOPE = new URL(self.registration.scope);
+// Cache names are shared by the whole origin: these carry the site's path, so two copies of the
+// course on one origin (GitHub Pages serves every project of a user from one) keep their own.
+const PREFIX = `tp-course:${SCOPE.pathname}:`;
+const BUILD_PREFIX = PREFIX + "build:";
+const BUILD = BUILD_PREFIX + PRECACHE.version;
+// Which build each page and worker uses: a client id's entry holds {build, since}, in a cache so
+// it outlives this worker's restarts.
+const CLIENTS = PREFIX + "clients";
+// A client is listed by clients.matchAll only once it runs: an entry younger than this is kept.
+const STARTING_MS = 60_000;
+// The names before they carried the site's path: reused while installing, then deleted.
+const LEGACY_PREFIX = "tp-course-";
+const clientUrl = (id) => new URL(`__clients__/${encodeURIComponent(id)}`, SCOPE).href;
 const FILES = new Map(Object.entries(PRECACHE.files).map(([path, sha]) => [new URL(path, SCOPE).href, sha]));
 const ISOLATION_HEADERS = {
   "Cross-Origin-Opener-Policy": "same-origin",
@@ -48,7 +61,7 @@ async function verified(url, expected, earlier) {
 async function earlierBuilds() {
   const found = [];
   for (const name of await caches.keys()) {
-    if (!name.startsWith(CACHE_PREFIX) || name === CACHE) continue;
+    if (!(name.startsWith(BUILD_PREFIX) || name.startsWith(LEGACY_PREFIX)) || name === BUILD) continue;
     const cache = await caches.open(name);
     const manifest = await cache.match(MANIFEST);
     if (manifest) found.push({ name, cache, ...(await manifest.json()) });
@@ -58,7 +71,7 @@ async function earlierBuilds() {
 
 self.addEventListener("install", (event) => {
   event.waitUntil((async () => {
-    const cache = await caches.open(CACHE);
+    const cache = await caches.open(BUILD);
     const earlier = await earlierBuilds();
     const queue = [...FILES];
     // A few at a time: the browser's connection pool would queue them anyway.
@@ -74,17 +87,44 @@ self.addEventListener("install", (event) => {
   })());
 });
 
-self.addEventListener("activate", (event) => {
-  event.waitUntil((async () => {
-    // Keep this build's files and the previous build's (pages opened before the update still
-    // use them); older ones go.
-    const earlier = (await earlierBuilds()).sort((a, b) => b.installed - a.installed);
-    const keep = earlier.length ? earlier[0].name : null;
-    for (const name of await caches.keys()) {
-      if (name.startsWith(CACHE_PREFIX) && name !== CACHE && name !== keep) await caches.delete(name);
+// The build each client uses, remembered here first (most requests), then in CLIENTS.
+const known = new Map();
+
+async function buildOf(clientId) {
+  if (!clientId) return null;
+  if (!known.has(clientId)) {
+    const saved = await caches.match(clientUrl(clientId), { cacheName: CLIENTS });
+    known.set(clientId, saved ? (await saved.json()).build : null);
+  }
+  return known.get(clientId);
+}
+
+async function remember(clientId, build) {
+  known.set(clientId, build);
+  await (await caches.open(CLIENTS)).put(clientUrl(clientId), Response.json({ build, since: Date.now() }));
+}
+
+/** Drops the builds no open page or worker uses (this one stays), and the closed clients. */
+async function prune() {
+  const live = new Set((await clients.matchAll({ includeUncontrolled: true, type: "all" })).map((c) => c.id));
+  const clientsCache = await caches.open(CLIENTS);
+  const used = new Set([BUILD]);
+  for (const request of await clientsCache.keys()) {
+    const id = decodeURIComponent(request.url.slice(clientUrl("").length));
+    const { build, since } = await (await clientsCache.match(request)).json();
+    if (live.has(id) || Date.now() - since < STARTING_MS) {
+      used.add(build);
+    } else {
+      known.delete(id);
+      await clientsCache.delete(request);
     }
-  })());
-});
+  }
+  for (const name of await caches.keys()) {
+    if ((name.startsWith(BUILD_PREFIX) && !used.has(name)) || name.startsWith(LEGACY_PREFIX)) await caches.delete(name);
+  }
+}
+
+self.addEventListener("activate", (event) => event.waitUntil(prune()));
 
 function isolated(response) {
   if (response.type === "opaqueredirect" || response.headers.has("Cross-Origin-Embedder-Policy")) return response;
@@ -98,12 +138,17 @@ self.addEventListener("fetch", (event) => {
   const url = new URL(request.url);
   if (request.method !== "GET" || url.origin !== SCOPE.origin || !url.href.startsWith(SCOPE.href)) return;
   const key = url.origin + url.pathname + (url.pathname.endsWith("/") ? "index.html" : "");
-  const needsHeaders = request.mode === "navigate" || request.destination === "worker";
+  const navigate = request.mode === "navigate";
+  const needsHeaders = navigate || request.destination === "worker";
   event.respondWith((async () => {
-    // This build's copy first; then an earlier build's (a page opened before the update).
-    const response = (await (await caches.open(CACHE)).match(key))
-      || (await caches.match(key))
-      || (await fetch(request));
+    // A page opens with this build, the newest; everything else comes from its client's build
+    // (a page opened before the update keeps the one it opened with).
+    const build = navigate ? BUILD : (await buildOf(event.clientId)) || BUILD;
+    // The page about to open, or the worker a page starts, uses the same build.
+    if (needsHeaders && event.resultingClientId) event.waitUntil(remember(event.resultingClientId, build));
+    // The clients that closed since are forgotten, and the builds only they used go.
+    if (navigate) event.waitUntil(prune());
+    const response = (await caches.match(key, { cacheName: build })) || (await fetch(request));
     return needsHeaders ? isolated(response) : response;
   })());
 });

@@ -1,0 +1,148 @@
+"""A new build deployed while a lesson page is open, in real Chromium: the service worker takes
+the new build in, yet the open page keeps getting the files of the build it opened with (the
+engine, lesson.zip, pyodide/ and model-solution.py have fixed names: a mix would grade the old
+page's code against the new checks), and the next page opened gets the new build.
+
+Build B is tp-mlp with one check retitled, a line of prose and a comment in the model solution.
+The host says `Cross-Origin-Embedder-Policy: unsafe-none`, so the service worker leaves the page
+not cross-origin isolated, where a time limit ends the Python worker and the fresh one fetches
+everything again: that is when a mix would show."""
+from __future__ import annotations
+
+import functools
+import shutil
+import sys
+import threading
+
+import pytest
+
+from conftest import LESSON, READY_TIMEOUT_MS, ROOT
+
+sys.path.insert(0, str(ROOT / "tools"))
+from sitebuild import serve  # noqa: E402
+from sitebuild.testing import build_site  # noqa: E402
+
+REFERENCE = (ROOT / "lessons" / LESSON / "reference.py").read_text()
+TITLE = "gelu agrees with the tanh formula"
+TITLE_B = "gelu agrees with the tanh formula, in build B"
+PROSE_B = "This paragraph is new in build B."
+SOLUTION_B = "# model solution of build B\n"
+LOOP_IN_GELU = REFERENCE.replace("def gelu(x):\n", "def gelu(x):\n    while True:\n        pass\n", 1)
+PATH = f"lessons/{LESSON}/index.html"
+WAIT_FOR_SERVICE_WORKER = """async (ms) => {
+  for (const end = Date.now() + ms; Date.now() < end; await new Promise((f) => setTimeout(f, 250))) {
+    const r = await navigator.serviceWorker.getRegistration();
+    if (r && r.active && r.active.state === "activated") return true;
+  }
+  return false;
+}"""
+# Asks for the server's sw.js now (as the browser does on a later visit) and waits until the new
+# build's worker has installed and taken over this page.
+UPDATE = """async () => {
+  const taken = new Promise((resolve) => navigator.serviceWorker.addEventListener("controllerchange", resolve));
+  await (await navigator.serviceWorker.getRegistration()).update();
+  await taken;
+}"""
+
+
+@pytest.fixture(autouse=True)
+def isolated_only(isolation):
+    if isolation != "isolated":
+        pytest.skip("this test serves its own builds")
+
+
+@pytest.fixture(scope="module")
+def build_b(tmp_path_factory):
+    lessons = tmp_path_factory.mktemp("lessons-b")
+    lesson = lessons / LESSON
+    shutil.copytree(ROOT / "lessons" / LESSON, lesson, ignore=shutil.ignore_patterns("__pycache__"))
+    check = lesson / "checks" / "test_gelu.py"
+    assert f'"""{TITLE}' in check.read_text()
+    check.write_text(check.read_text().replace(f'"""{TITLE}', f'"""{TITLE_B}', 1))
+    (lesson / "lesson.md").write_text((lesson / "lesson.md").read_text() + f"\n{PROSE_B}\n")
+    (lesson / "reference.py").write_text(SOLUTION_B + REFERENCE)
+    out = tmp_path_factory.mktemp("site-b") / "dist"
+    proc = build_site(out, lessons)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return out
+
+
+class _UnsafeNoneHandler(serve._Handler):
+    """A host that states `Cross-Origin-Embedder-Policy: unsafe-none`: the service worker leaves
+    such responses as they are, so its pages are not cross-origin isolated."""
+    isolated = False
+
+    def end_headers(self):
+        self.send_header("Cross-Origin-Embedder-Policy", "unsafe-none")
+        super().end_headers()
+
+
+@pytest.fixture
+def host(built_site, tmp_path):
+    """(folder the host serves, its URL), holding build A."""
+    folder = tmp_path / "www"
+    shutil.copytree(built_site, folder)
+    server = serve._Server(("127.0.0.1", 0), functools.partial(_UnsafeNoneHandler, directory=str(folder)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield folder, serve.url_of(server)
+    server.shutdown()
+    server.server_close()
+
+
+def deploy(build, folder):
+    """Replaces the served site, as a publish step does."""
+    shutil.rmtree(folder)
+    shutil.copytree(build, folder)
+
+
+def titles(page) -> list[str]:
+    return page.locator("#results .check-title").all_inner_texts()
+
+
+def model_solution(page) -> str:
+    page.locator("#show-solution").click()
+    return page.locator("#model-solution-code").inner_text()
+
+
+def test_an_open_page_keeps_its_build_and_the_next_visit_gets_the_new_one(browser, host, build_b, set_code,
+                                                                          run_checks):
+    folder, url = host
+    context = browser.new_context(viewport={"width": 1400, "height": 950}, service_workers="allow")
+    page = context.new_page()
+    page.errors = []
+    page.on("pageerror", lambda e: page.errors.append(f"pageerror: {e}"))
+    try:
+        page.goto(url + PATH)
+        page.wait_for_selector("#python-progress[data-state=ready]", timeout=READY_TIMEOUT_MS)
+        assert page.evaluate(WAIT_FOR_SERVICE_WORKER, READY_TIMEOUT_MS), "the service worker did not activate"
+        page.reload()  # now opened through the service worker, from build A's files
+        page.wait_for_selector("#python-progress[data-state=ready]", timeout=READY_TIMEOUT_MS)
+        assert page.evaluate("!!navigator.serviceWorker.controller")
+        assert page.evaluate("crossOriginIsolated") is False
+
+        deploy(build_b, folder)
+        page.evaluate(UPDATE)
+        # The loop's time limit ends Python: the fresh worker loads the engine, pyodide/ and
+        # lesson.zip again, and gets build A's, so the page grades with the checks it showed.
+        set_code(page, LOOP_IN_GELU)
+        state, _ = run_checks(page)
+        assert state == "failed"
+        assert any(t.startswith(TITLE) for t in titles(page)) and not any(TITLE_B in t for t in titles(page))
+        set_code(page, REFERENCE)
+        state, text = run_checks(page)
+        assert state == "passed", text
+        assert not any(TITLE_B in t for t in titles(page))
+        assert model_solution(page).strip() == REFERENCE.strip()
+        assert PROSE_B not in page.locator("#prose").inner_text()
+
+        # The next visit: build B, prose, checks and model solution alike.
+        page.reload()
+        page.wait_for_selector("#python-progress[data-state=ready]", timeout=READY_TIMEOUT_MS)
+        assert PROSE_B in page.locator("#prose").inner_text()
+        state, text = run_checks(page)
+        assert state == "passed", text
+        assert any(TITLE_B in t for t in titles(page))
+        assert model_solution(page).startswith(SOLUTION_B.rstrip("\n"))
+        assert page.errors == []
+    finally:
+        context.close()
