@@ -10,7 +10,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .requirements import Pin, PinError, fetch, parse_pin
+from .requirements import Pin, parse_pin
 
 
 class LessonError(Exception):
@@ -200,6 +200,7 @@ def _requirements(entries: list[str], packages: list[str], locate) -> list[Pin]:
 def requirement_problems(lesson: Lesson) -> list[LessonError]:
     """Each pin whose wheel cannot be fetched from PyPI (or the cache) and verified, at its
     line in lesson.toml; fetching fills the cache that grading installs from."""
+    from .wheel_cache import PinError, fetch  # authoring only (CPython): never in the browser
     problems = []
     for pin in lesson.requirements:
         try:

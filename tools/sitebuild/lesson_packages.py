@@ -11,7 +11,8 @@ from pathlib import Path
 
 from lessonkit import Lesson
 from lessonkit.lesson import pin_error, requirement_problems
-from lessonkit.requirements import Pin, cached_wheel
+from lessonkit.requirements import Pin
+from lessonkit.wheel_cache import cached_wheel
 
 from . import lessons as lesson_files
 from .errors import BuildError

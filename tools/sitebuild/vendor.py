@@ -19,7 +19,7 @@ from pathlib import Path
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from lessonkit.requirements import pip_download, sha256_of
+from lessonkit.wheel_cache import pip_download, sha256_of
 
 from . import precompile
 from .errors import BuildError
