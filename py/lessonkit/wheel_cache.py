@@ -19,7 +19,7 @@ from .requirements import PYODIDE_PYTHON, Pin, canonical_name
 
 def cache_dir() -> Path:
     """Where the verified wheels live: the repository's .cache/ (this file is
-    py/lessonkit/requirements.py in it), beside the Pyodide inputs."""
+    py/lessonkit/wheel_cache.py in it), beside the Pyodide inputs."""
     return Path(__file__).resolve().parents[2] / ".cache" / "lesson-wheels"
 
 
