@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from . import hints, i18n, starters
-from .learner_process import forbid_inspection, grade_split
+from .learner_process import LearnerProcess, forbid_inspection, grade_split
 from . import prose
 from .lesson import (LessonError, WrongSolution, authoring_problems, load_lesson, missing_companions,
                      widget_problems)
@@ -139,7 +139,17 @@ def check_lesson(folder) -> list[str]:
         return [str(exc)]
     if lesson.reference is None:
         return problems + [f"{lesson.path / 'reference.py'}:1: missing file"]
-    report = grade(lesson, lesson.reference.read_text(encoding="utf-8"))
+    # Graded as `lessonkit grade` does, learner code in a child process, one for all of the
+    # lesson's solutions: faster than grading in-process (the guard has less to watch there),
+    # bench/grade_bench.py prints both.
+    with LearnerProcess(lesson) as learner:
+        return problems + _solution_problems(lesson, lesson_hints, learner)
+
+
+def _solution_problems(lesson, lesson_hints, learner) -> list[str]:
+    """The reference must pass every check, each wrong/ solution fail those it names."""
+    problems = []
+    report = grade(lesson, lesson.reference.read_text(encoding="utf-8"), learner=learner)
     ids = [c.id for c in report.checks]
     problems += hints.unknown_patterns(lesson_hints, ids, lesson.path)
     for c in report.checks:
@@ -151,7 +161,7 @@ def check_lesson(folder) -> list[str]:
         unknown = [p for p in wrong.catches if not WrongSolution(wrong.path, (p,)).named(ids)]
         for p in unknown:
             problems.append(f"{wrong.path}:1: names {p!r}, which matches no check")
-        result = grade(lesson, wrong.path.read_text(encoding="utf-8"))
+        result = grade(lesson, wrong.path.read_text(encoding="utf-8"), learner=learner)
         slipped = [c.id for c in result.checks if c.id in named and c.status == "passed"]
         if slipped and len(slipped) == len(named):
             problems.append(f"{wrong.path}:1: this solution may be correct: it passes every "

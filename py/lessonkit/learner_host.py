@@ -26,6 +26,7 @@ import json
 import os
 import sys
 from contextlib import ExitStack, contextmanager, nullcontext
+from pathlib import Path
 
 import numpy
 
@@ -139,6 +140,12 @@ class Host:
             except LearnerError as exc:
                 return self._answer(message, out, kind="raised", message=exc.message,
                                     line=exc.line, fatal=exc.fatal)
+        size = _bytes_in((got, after))
+        if size > _MAX_ANSWER_BYTES:  # it could not cross the channel whole (protocol.json)
+            return self._answer(message, out, kind="raised", line=None, fatal=False, message=_(
+                "{name} returned about {mb} MB of numbers, far more than any check expects, "
+                "so it was not checked. Look at the shape of what you return.",
+                name=name, mb=f"{size / 2**20:.0f}"))
         return self._answer(message, out, kind="returned", got=wire.encode(got),
                             after=[wire.encode(a) for a in after], params=list(names),
                             dtypes=sorted(dtypes))
@@ -194,6 +201,23 @@ def missing_functions(lesson: Lesson, module) -> str | None:
             except ValueError:
                 pass  # builtins without a signature: let the checks find out
     return "\n".join(problems) or None
+
+
+# The bytes of arrays an answer may hold: base64 makes 4 of every 3, and the page's channel
+# holds protocol.json's `bytes_capacity` (read here without the grader's modules).
+_MAX_ANSWER_BYTES = json.loads((Path(__file__).with_name("protocol.json"))
+                               .read_text(encoding="utf-8"))["sab"]["bytes_capacity"] * 3 // 4 - 2**20
+
+
+def _bytes_in(value) -> int:
+    """The bytes of the arrays in plain data."""
+    if isinstance(value, _ndarray):
+        return value.nbytes
+    if isinstance(value, (list, tuple)):
+        return sum(_bytes_in(v) for v in value)
+    if isinstance(value, dict):
+        return sum(_bytes_in(v) for v in value.values())
+    return 0
 
 
 # --- learner values as plain data (run inside the guarded call) ---------------------------

@@ -90,7 +90,7 @@ class LearnerProcess:
         os.close(from_child)
         self.send, self.receive = child_in, child_out
         self.ready = False
-        self.pending = b""
+        self.pending: list[bytes] = []
         self.decoders = {self.proc.stdout.fileno(): codecs.getincrementaldecoder("utf-8")("replace"),
                          self.proc.stderr.fileno(): codecs.getincrementaldecoder("utf-8")("replace")}
 
@@ -213,11 +213,13 @@ class LearnerProcess:
                         continue
                     if not chunk:  # the channel closed: the child is ending
                         return proc.wait()
-                    self.pending += chunk
-                    if b"\n" in self.pending:
-                        line, _, self.pending = self.pending.partition(b"\n")
+                    if b"\n" in chunk:
+                        head, _, rest = chunk.partition(b"\n")
+                        line = b"".join(self.pending) + head
+                        self.pending = [rest]
                         return line
-                    if len(self.pending) > self.max_bytes:
+                    self.pending.append(chunk)
+                    if sum(map(len, self.pending)) > self.max_bytes:
                         return b""  # far larger than any answer: not one
 
 

@@ -61,6 +61,8 @@ def encode(value, depth: int = 0):
     if type(value) is tuple:
         return {"tuple": [encode(v, depth + 1) for v in value]}
     if type(value) is dict:
+        if not all(type(k) in (str, int, Unusable) for k in value):
+            raise WireError("dict keys are text or integers")
         return {"dict": [[encode(k, depth + 1), encode(v, depth + 1)] for k, v in value.items()]}
     if type(value) is numpy.ndarray or isinstance(value, numpy.generic):
         if value.dtype.kind not in _KINDS:
