@@ -4,7 +4,11 @@
 
 For each runtime: the first grading in a fresh process (after imports and loading the
 lesson; `prepare` is the browser's warm-up, which the first Run then no longer pays) and the
-warm grading after it. Prints medians over `--runs` fresh processes; a benchmark, not a test.
+warm grading after it. In CPython also the command line's split (`lessonkit grade`: learner
+code in a child process): the child's boot, first and warm grading through one child, and
+the time one call of a learner function costs through each channel (gelu on an 8x16 array,
+guard included on the side learner code runs). Prints medians over `--runs` fresh processes;
+a benchmark, not a test.
 """
 from __future__ import annotations
 
@@ -38,6 +42,60 @@ print(json.dumps({"ready": ready, "times": times}))
 """
 
 
+CPYTHON_SPLIT = r"""
+import json, sys, time
+import numpy as np
+from lessonkit import grade, load_lesson
+from lessonkit.capture import CappedOutput
+from lessonkit.channel import InProcess, Learner
+from lessonkit.learner_process import LearnerProcess
+lesson = load_lesson(sys.argv[1])
+source = lesson.reference.read_text()
+t = time.perf_counter()
+child = LearnerProcess(lesson)
+child.warm()
+boot = time.perf_counter() - t
+times = []
+for _ in range(int(sys.argv[2])):
+    t = time.perf_counter()
+    assert grade(lesson, source, learner=child).passed
+    times.append(time.perf_counter() - t)
+
+
+def per_call(channel, calls=200):
+    solution = Learner(lesson, source, "en", channel, CappedOutput(10**6, 10**9))
+    solution.warm()
+    assert solution.load(None) == (None, False)
+    x = np.linspace(-3, 3, 128).reshape(8, 16)
+    t = time.perf_counter()
+    for _ in range(calls):
+        solution.call("gelu", (x,))
+    return (time.perf_counter() - t) / calls
+
+
+split_call = per_call(child)
+child.close()
+print(json.dumps({"boot": boot, "times": times, "in-process call": per_call(InProcess()),
+                  "split call": split_call}))
+"""
+
+
+def cli_split(runs: int, warm_runs: int) -> dict:
+    boot, first, warm, local, split = [], [], [], [], []
+    for _ in range(runs):
+        out = subprocess.run([sys.executable, "-c", CPYTHON_SPLIT, str(LESSON),
+                              str(1 + warm_runs)], capture_output=True, text=True, check=True,
+                             env={"PYTHONPATH": str(REPO / "py")})
+        data = json.loads(out.stdout)
+        boot.append(data["boot"])
+        first.append(data["times"][0])
+        warm.append(statistics.median(data["times"][1:]))
+        local.append(data["in-process call"])
+        split.append(data["split call"])
+    return {"child boot": boot, "first grade": first, "warm grade": warm,
+            "call, in-process": local, "call, split": split}
+
+
 def cpython(runs: int, warm_runs: int) -> dict:
     ready, first, warm = [], [], []
     for _ in range(runs):
@@ -68,7 +126,7 @@ def pyodide(runs: int, warm_runs: int, prepare: bool) -> dict:
 def show(title: str, figures: dict, runs: int) -> None:
     print(f"{title} (median of {runs} fresh processes)")
     for name, values in figures.items():
-        print(f"  {name:<15} {statistics.median(values) * 1000:8.1f} ms"
+        print(f"  {name:<17} {statistics.median(values) * 1000:8.2f} ms"
               f"   (min {min(values) * 1000:.1f}, max {max(values) * 1000:.1f})")
 
 
@@ -79,6 +137,8 @@ def main() -> None:
     args = parser.parse_args()
     t = time.perf_counter()
     show("CPython " + sys.version.split()[0], cpython(args.runs, args.warm_runs), args.runs)
+    show("CPython, lessonkit grade's split (learner code in a child process)",
+         cli_split(args.runs, args.warm_runs), args.runs)
     reason = missing()
     if reason:
         print(f"Pyodide: skipped, {reason}")
