@@ -144,8 +144,9 @@ def load_lesson(path) -> Lesson:
             continue
         if not isinstance(data[key], kind) or (kind is int and isinstance(data[key], bool)):
             raise locate.error(key, f"`{key}` must be a {_KIND_WORDS[kind]}")
-    if data["id"] != root.name:
-        raise locate.error("id", f"id {data['id']!r} must equal the folder name {root.name!r}")
+    folder = root.resolve().name  # `lessonkit grade . solution.py` inside the folder: "." has no name
+    if data["id"] != folder:
+        raise locate.error("id", f"id {data['id']!r} must equal the folder name {folder!r}")
     for key in ("languages", "packages", "widgets", "checks", "given", "requirements"):
         if not all(isinstance(v, str) for v in data.get(key, [])):
             raise locate.error(key, f"`{key}` must be a list of strings")

@@ -195,6 +195,13 @@ def test_id_must_match_folder(tmp_path):
     assert info.value.line == 1 and "folder name" in info.value.message
 
 
+def test_a_lesson_loads_from_inside_its_folder(tmp_path, monkeypatch):
+    # `lessonkit grade . solution.py` run in the lesson's folder: "." is that folder.
+    folder = make_lesson(tmp_path)
+    monkeypatch.chdir(folder)
+    assert load_lesson(".").id == "toy"
+
+
 def test_bad_limit_located(tmp_path):
     folder = make_lesson(tmp_path, toml=TOY_TOML.replace("check_seconds = 0.5",
                                                          'check_seconds = "soon"'))
