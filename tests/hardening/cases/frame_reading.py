@@ -1,7 +1,7 @@
-# case: Looks for the expected answer in the grader's frames and objects (sys._getframe, inspect, gc) and returns anything it finds; otherwise zeros. tp_mlp borrows the checks' own reference function from their frames.
+# case: Looks for the expected answer in the grader's frames and objects (sys._getframe, inspect, gc) and returns anything it finds; otherwise zeros. tp_mlp borrows the checks' own reference function from their frames (an error in one interpreter; in the split there are no grader frames to find, and the zeros fail).
 # expect load: passed
-# expect test_tp_mlp::test_inputs_unchanged: passed|error
-# expect test_tp_mlp::*: error ~ checks' own code
+# expect[one] test_tp_mlp::test_inputs_unchanged: passed|error
+# expect[one] test_tp_mlp::*: error ~ checks' own code
 # expect test_*::test_input*_unchanged: passed
 # expect *: failed
 import gc
