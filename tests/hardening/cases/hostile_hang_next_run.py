@@ -1,9 +1,10 @@
-# case: while its file loads, it gives json's shared default encoder an encode method of its own that counts grading runs (the load check's start event) and, from the next run on, loops forever before that event leaves: a next Run in the same Python would hang with no event and no timer. This run's functions return zeros.
-# attacks: the next grading run in the same interpreter (no timer is armed before the first event)
+# case: it poisons the next grading run in the same interpreter two ways: json's shared default encoder gets an encode method that loops forever at the next run's first event (the load check's start, before any timer is armed), and, once its first call has disarmed the guard (the closure cell of lessonkit.guard.learner_code), lessonkit.learner.compile_source loops forever, so the next load of any file in a kept learner side never ends. This run's functions return zeros.
+# attacks: the next grading run in an interpreter kept between runs (no timer before its first event)
 # expect load: passed
 # expect *_unchanged: passed|failed|error
 # expect *: failed|error
 import json
+import sys
 
 import numpy as np
 
@@ -23,14 +24,42 @@ def _encode(value):
 _encoder.encode = _encode
 
 
+def _never_compiles(source):
+    while True:
+        pass
+
+
+def _unguarded(loading=False):
+    yield
+
+
+def _disarm_guard():
+    helper = getattr(sys.modules.get("lessonkit.guard"), "learner_code", None)
+    for cell in getattr(helper, "__closure__", None) or ():
+        if callable(cell.cell_contents):
+            cell.cell_contents = _unguarded
+
+
+def _poison_next_load():
+    learner = sys.modules.get("lessonkit.learner")
+    if learner is not None and hasattr(learner, "compile_source"):
+        learner.compile_source = _never_compiles
+
+
+_disarm_guard()
+
+
 def gelu(x):
+    _poison_next_load()
     return np.zeros_like(np.asarray(x, dtype=float))
 
 
 def shard_mlp(A, B, n):
+    _poison_next_load()
     return [(np.zeros((1, 1)), np.zeros((1, 1))) for _ in range(n)]
 
 
 def tp_mlp(X, shards):
+    _poison_next_load()
     X = np.asarray(X, dtype=float)
     return np.zeros(X.shape[:-1] + (np.asarray(shards[0][1]).shape[1],))
