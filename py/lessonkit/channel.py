@@ -18,16 +18,12 @@ from __future__ import annotations
 
 import json
 import time
-from importlib import resources
 
 from . import learner_host, wire
 from .i18n import _
 from .learner import LearnerError, TimedOutBefore
 from .timelimit import CheckTimeout
-
-# The protocol's constants, shared with the page's bundles (grace, restarts, SAB layout).
-PROTOCOL = json.loads(resources.files(__package__).joinpath("protocol.json")
-                      .read_text(encoding="utf-8"))
+from .wire import PROTOCOL
 
 
 def crash_message(how: str | None, signal: str | None = None) -> str:
@@ -171,7 +167,7 @@ class Learner:
         self.loaded = problem is None
         return problem, fatal
 
-    def revive(self, time_limit_s: float) -> str | None:
+    def revive(self, time_limit_s: float | None) -> str | None:
         """Load the file again in the fresh learner side that replaced a lost one (with the
         stand-ins); None when it worked, else what to tell the learner."""
         self.restarts += 1
@@ -183,7 +179,7 @@ class Learner:
         except CheckTimeout:
             problem = _("{what} was still running after {seconds} s, the time limit, and was "
                         "stopped.", what=_("your file (its top-level code)"),
-                        seconds=f"{time_limit_s:g}")
+                        seconds=f"{self.lesson.limits.check_seconds:g}")
         except LearnerError as exc:
             problem = exc.message
         if problem is None:
@@ -200,7 +196,7 @@ class Learner:
             raise TypeError(f"the check passed {name} an input that is not plain data "
                             f"({exc})") from None
         if self.gone:  # within one check, after its earlier call lost the learner's side
-            problem = self.revive(PROTOCOL["grace_s"] + (self._limit() or 0.0))
+            problem = self.revive(self._limit())
             if problem:
                 raise LearnerError(problem)
         response = self._ask({"op": "call", "fn": name, "args": encoded}, self._limit())

@@ -26,7 +26,6 @@ import json
 import os
 import sys
 from contextlib import ExitStack, contextmanager, nullcontext
-from pathlib import Path
 
 import numpy
 
@@ -204,9 +203,8 @@ def missing_functions(lesson: Lesson, module) -> str | None:
 
 
 # The bytes of arrays an answer may hold: base64 makes 4 of every 3, and the page's channel
-# holds protocol.json's `bytes_capacity` (read here without the grader's modules).
-_MAX_ANSWER_BYTES = json.loads((Path(__file__).with_name("protocol.json"))
-                               .read_text(encoding="utf-8"))["sab"]["bytes_capacity"] * 3 // 4 - 2**20
+# holds protocol.json's `bytes_capacity`.
+_MAX_ANSWER_BYTES = wire.PROTOCOL["sab"]["bytes_capacity"] * 3 // 4 - 2**20
 
 
 def _bytes_in(value) -> int:

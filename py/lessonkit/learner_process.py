@@ -31,7 +31,7 @@ from pathlib import Path
 
 from . import i18n
 from .capture import CappedOutput
-from .channel import PROTOCOL
+from .wire import PROTOCOL
 from .hints import FILENAME as HINTS_FILE
 from .lesson import Lesson
 from .report import Report

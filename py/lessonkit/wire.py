@@ -16,9 +16,16 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 import math
+from importlib import resources
 
 import numpy
+
+# The protocol's constants, shared with the page's bundles (grace, restarts, the answer
+# channel's layout): docs/architecture.md, "The learner channel".
+PROTOCOL = json.loads(resources.files(__package__).joinpath("protocol.json")
+                      .read_text(encoding="utf-8"))
 
 # Numeric dtypes only (bool, ints, floats, complex): an object or void array could not be
 # rebuilt without running code, and text arrays reach checks as descriptions anyway.
