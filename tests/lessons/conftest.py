@@ -1,7 +1,7 @@
 """Fixtures for the suite that follows the lessons: every folder in lessons/ with a lesson.toml
 is a parameter, so a new lesson is tested with no edit here. Each lesson's reference and wrong
-solutions are graded once per session in CPython and once in Pyodide (all lessons in one Node
-process)."""
+solutions are graded once per session in CPython and once in Pyodide (every lesson in one Node
+process, one Pyodide start). `open_page` opens a lesson page in a new tab of one warm browser context."""
 from __future__ import annotations
 
 import sys
@@ -13,9 +13,18 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT / "tools"), str(ROOT / "tests" / "pyodide_node")]
 
 from lessonkit import grade, load_lesson  # noqa: E402
-from sitebuild.lessons import shipped_paths  # noqa: E402
+from lessonkit.playground import run_calls  # noqa: E402
+from sitebuild.serve import serve_in_thread  # noqa: E402
+from sitebuild.testing import shared_site  # noqa: E402
 
 LESSONS = sorted(p.parent for p in (ROOT / "lessons").glob("*/lesson.toml"))
+# The page's "try with my code" requests, per lesson that has one here: the playground code is
+# the same for every lesson, so one worked example (tp-mlp's, shard_mlp then tp_mlp on the
+# lesson's numbers, and gelu on values far out) shows that Pyodide answers as CPython does.
+CALLS = {"tp-mlp": [{"fn": "shard_mlp", "args": [[[1, 0, -1, 2], [0, 1, 1, -1]],
+                                                 [[1, 0], [0, 1], [1, 1], [2, 0]], 2], "as": "shards"},
+                    {"fn": "tp_mlp", "args": [[1, 2], {"ref": "shards"}]},
+                    {"fn": "gelu", "args": [[[-1e5, 0.0, 1.0]]]}]}
 
 
 def pytest_generate_tests(metafunc):
@@ -31,32 +40,74 @@ def solutions(lesson) -> dict[str, str]:
 
 
 @pytest.fixture(scope="session")
-def cpython_verdicts():
-    """{lesson id: {solution name: {check id: status}}}, graded in this process."""
+def cpython_results():
+    """cpython_results(lesson_dir) -> {"reports": {solution name: report dict}, "calls":
+    {solution name: run_calls result}}, graded in this process once per session."""
     cache = {}
 
-    def verdicts(lesson_dir: Path):
+    def results(lesson_dir: Path):
         if lesson_dir.name not in cache:
             lesson = load_lesson(lesson_dir)
+            sources = solutions(lesson)
+            calls = CALLS.get(lesson.id)
             cache[lesson_dir.name] = {
-                name: {c.id: c.status for c in grade(lesson, source).checks}
-                for name, source in solutions(lesson).items()}
+                "reports": {name: grade(lesson, source).to_dict() for name, source in sources.items()},
+                "calls": {name: run_calls(lesson, source, calls) for name, source in sources.items()} if calls else {}}
         return cache[lesson_dir.name]
-    return verdicts
+    return results
 
 
 @pytest.fixture(scope="session")
-def pyodide_verdicts():
-    """The same for every lesson at once, in Pyodide 0.27.7 under Node (one process)."""
+def pyodide_results():
+    """The same for every lesson at once, in Pyodide 0.27.7 under Node: {lesson id: {"reports",
+    "calls"}}."""
     from harness import grade_lessons_in_pyodide, missing
     if missing():
         pytest.skip(missing())
-    batch = []
-    for lesson_dir in LESSONS:
-        lesson = load_lesson(lesson_dir)
-        batch.append({"id": lesson.id, "solutions": solutions(lesson),
-                      "files": [(rel.as_posix(), lesson_dir / rel) for rel in shipped_paths(lesson)]})
-    out: dict = {}
-    for r in grade_lessons_in_pyodide(batch):
-        out.setdefault(r["lesson"], {})[r["name"]] = {c["id"]: c["status"] for c in r["report"]["checks"]}
+    lessons = [load_lesson(d) for d in LESSONS]
+    _, results = grade_lessons_in_pyodide([(l, solutions(l), CALLS.get(l.id)) for l in lessons])
+    out = {l.id: {"reports": {}, "calls": {}} for l in lessons}
+    for r in results:
+        out[r["lesson"]]["calls" if "calls" in r else "reports"][r["name"]] = r.get("calls", r.get("report"))
     return out
+
+
+@pytest.fixture(scope="session")
+def isolated_site_url(tmp_path_factory):
+    """The session's built site, served cross-origin isolated."""
+    server, url = serve_in_thread(shared_site(tmp_path_factory), isolated=True)
+    yield url
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="session")
+def lesson_context(browser):
+    """One browser context for every lesson page here: after the first page, Pyodide and the
+    assets load from its warm cache. Service workers are blocked (test_hosting.py tests them)."""
+    context = browser.new_context(service_workers="block")
+    yield context
+    context.close()
+
+
+@pytest.fixture
+def open_page(lesson_context):
+    """open_page(url, width=1300) -> a new tab on `url`, its localStorage cleared before the
+    page's scripts run (no code, language or progress left by an earlier test); console errors
+    and uncaught exceptions are collected in page.errors."""
+    pages = []
+
+    def open_(url: str, width: int = 1300):
+        page = lesson_context.new_page()
+        pages.append(page)
+        page.set_viewport_size({"width": width, "height": 950})
+        page.errors = []
+        page.on("console", lambda m: m.type == "error" and page.errors.append(f"console: {m.text}"))
+        page.on("pageerror", lambda e: page.errors.append(f"pageerror: {e}"))
+        page.add_init_script("localStorage.clear()")
+        page.goto(url)
+        return page
+
+    yield open_
+    for page in pages:
+        page.close()

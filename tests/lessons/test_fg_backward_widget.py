@@ -5,17 +5,12 @@ from __future__ import annotations
 
 import importlib.util
 import re
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
-
-from sitebuild.serve import serve_in_thread  # noqa: E402
-from sitebuild.testing import shared_site  # noqa: E402
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 expect = playwright_api.expect
@@ -43,35 +38,15 @@ def shown(values) -> str:
     return "(" + ", ".join(one(v) for v in values) + ")"
 
 
-@pytest.fixture(scope="module")
-def page_url(tmp_path_factory):
-    site = shared_site(tmp_path_factory)
-    server, url = serve_in_thread(site, isolated=True)
-    yield f"{url}lessons/fg-backward/index.html"
-    server.shutdown()
-    server.server_close()
-
-
 @pytest.fixture
-def open_page(browser, page_url):
-    """open_page(width) -> (page, widget); console errors are collected in page.errors."""
-    pages = []
-
+def fg_page(open_page, isolated_site_url):
+    """fg_page(width) -> (page, widget): the lesson in a new tab (tests/lessons/conftest.py)."""
     def open_(width=1300):
-        context = browser.new_context(viewport={"width": width, "height": 950}, service_workers="block")
-        page = context.new_page()
-        page.errors = []
-        page.on("console", lambda m: m.type == "error" and page.errors.append(m.text))
-        page.on("pageerror", lambda e: page.errors.append(str(e)))
-        page.goto(page_url)
+        page = open_page(f"{isolated_site_url}lessons/fg-backward/index.html", width)
         widget = page.locator('[data-widget="fg-flow"]')
         expect(widget.locator(".fg-flow")).to_be_visible()
-        pages.append(context)
         return page, widget
-
-    yield open_
-    for context in pages:
-        context.close()
+    return open_
 
 
 def shot(target, name):
@@ -79,8 +54,8 @@ def shot(target, name):
     target.screenshot(path=str(SCREENSHOTS / f"fg-backward-{name}.png"))
 
 
-def test_the_widget_shows_the_worked_example_forward_and_backward(open_page):
-    page, w = open_page()
+def test_the_widget_shows_the_worked_example_forward_and_backward(fg_page):
+    page, w = fg_page()
     expect(w.get_by_test_id("Y")).to_have_text("(1.682, 2.796)")
     expect(w.get_by_test_id("dX-0")).to_have_text("(1.083, 1.086)")
     expect(w.get_by_test_id("dX-1")).to_have_text("(\u22120.166, 1.166)")
@@ -99,8 +74,8 @@ def test_the_widget_shows_the_worked_example_forward_and_backward(open_page):
     ("weights", True, False, "(0.917, 2.252)"),
     ("sum", True, True, "(0.917, 2.252)"),
 ])
-def test_the_switch_shows_which_result_goes_wrong(open_page, mode, dx_ok, grads_ok, shown_dx):
-    page, w = open_page()
+def test_the_switch_shows_which_result_goes_wrong(fg_page, mode, dx_ok, grads_ok, shown_dx):
+    page, w = fg_page()
     w.locator(f'input[type=radio][value="{mode}"]').check()
     expect(w.get_by_test_id("dX")).to_have_text(shown_dx)
     expect(w.get_by_test_id("dx-verdict")).to_have_attribute("data-ok", str(dx_ok).lower())
@@ -111,8 +86,8 @@ def test_the_switch_shows_which_result_goes_wrong(open_page, mode, dx_ok, grads_
         shot(w, "widget-weights")
 
 
-def test_every_edit_recomputes_and_agrees_with_the_python_reference(open_page):
-    page, w = open_page()
+def test_every_edit_recomputes_and_agrees_with_the_python_reference(fg_page):
+    page, w = fg_page()
     ref = reference()
     w.get_by_label("X[0]", exact=True).fill("-1.5")
     w.get_by_label("dY[1]", exact=True).fill("2")
@@ -127,8 +102,8 @@ def test_every_edit_recomputes_and_agrees_with_the_python_reference(open_page):
     expect(w.get_by_test_id("dx-verdict")).to_have_attribute("data-ok", "true")
 
 
-def test_bad_input_is_shown_next_to_the_field(open_page):
-    page, w = open_page()
+def test_bad_input_is_shown_next_to_the_field(fg_page):
+    page, w = fg_page()
     field = w.get_by_label("dY[0]", exact=True)
     field.fill("1..2")
     expect(field).to_have_attribute("aria-invalid", "true")
@@ -138,8 +113,8 @@ def test_bad_input_is_shown_next_to_the_field(open_page):
     expect(w.get_by_test_id("dX")).to_have_text("(0.917, 2.252)")
 
 
-def test_the_widget_switches_language_with_the_page(open_page):
-    page, w = open_page()
+def test_the_widget_switches_language_with_the_page(fg_page):
+    page, w = fg_page()
     page.locator('[data-lang-choice="pl"]').click()
     expect(w.locator(".tpw-title")).to_have_text("W przód i wstecz, GPU po GPU")
     expect(w.get_by_test_id("dx-verdict")).to_contain_text("bez podziału")
@@ -147,15 +122,15 @@ def test_the_widget_switches_language_with_the_page(open_page):
     assert page.errors == []
 
 
-def test_the_widget_fits_a_phone(open_page):
-    page, w = open_page(width=390)
+def test_the_widget_fits_a_phone(fg_page):
+    page, w = fg_page(width=390)
     overflow = w.evaluate("el => el.querySelector('.fg-flow').scrollWidth - el.clientWidth")
     assert overflow <= 0, f"the widget is {overflow} px wider than the phone's column"
     shot(page, "phone")
 
 
-def test_try_with_my_code_judges_the_learners_tp_mlp_backward(open_page):
-    page, w = open_page()
+def test_try_with_my_code_judges_the_learners_tp_mlp_backward(fg_page):
+    page, w = fg_page()
     page.wait_for_selector("#python-progress[data-state=ready]", timeout=120_000)
     for source, verdict in [(LESSON / "reference.py", "match"), (LESSON / "wrong" / "no_allreduce.py", "dx"),
                             (LESSON / "wrong" / "weight_grads_allreduced.py", "grads")]:

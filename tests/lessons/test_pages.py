@@ -12,7 +12,7 @@ import pytest
 from lessonkit import load_lesson
 from lessonkit.scaffold import new_lesson
 from sitebuild.serve import serve_in_thread
-from sitebuild.testing import build_site, shared_site
+from sitebuild.testing import build_site
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -22,33 +22,8 @@ SHOTS = ROOT / "artifacts" / "screenshots"
 READY_MS = 120_000
 
 
-def serve(site: Path):
-    server, url = serve_in_thread(site, isolated=True)
-    return server, url
-
-
-@pytest.fixture(scope="module")
-def site_url(tmp_path_factory):
-    server, url = serve(shared_site(tmp_path_factory))
-    yield url
-    server.shutdown()
-    server.server_close()
-
-
-@pytest.fixture(scope="module")
-def context(browser):
-    """One context for the module: every page after the first loads warm from its cache."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    yield context
-    context.close()
-
-
-def open_page(context, url: str):
-    page = context.new_page()
-    page.errors = []
-    page.on("pageerror", lambda e: page.errors.append(f"pageerror: {e}"))
-    page.on("console", lambda m: m.type == "error" and page.errors.append(f"console: {m.text}"))
-    page.goto(url)
+def open_ready(open_page, url: str):
+    page = open_page(url)
     page.wait_for_selector("#python-progress[data-state=ready]", timeout=READY_MS)
     return page
 
@@ -67,9 +42,9 @@ def edit(control) -> None:
                      if re.fullmatch(r"[-+]?\d*\.?\d+", control.input_value() or "0") else "2.5")
 
 
-def test_the_page_renders_loads_python_and_every_widget_reacts(context, site_url, lesson_dir):
+def test_the_page_renders_loads_python_and_every_widget_reacts(open_page, isolated_site_url, lesson_dir):
     lesson = load_lesson(lesson_dir)
-    page = open_page(context, f"{site_url}lessons/{lesson.id}/index.html")
+    page = open_ready(open_page, f"{isolated_site_url}lessons/{lesson.id}/index.html")
     assert page.locator("main .katex").count() > 0 or "$" not in (lesson_dir / "lesson.md").read_text()
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / f"lesson-{lesson.id}.png"), full_page=True)
@@ -86,7 +61,6 @@ def test_the_page_renders_loads_python_and_every_widget_reacts(context, site_url
                                arg=[widget.element_handle(), before], timeout=5000)
         widget.screenshot(path=str(SHOTS / f"widget-{lesson.id}-{name}.png"))
     assert page.errors == []
-    page.close()
 
 
 def docs_widget() -> str:
@@ -110,14 +84,14 @@ def docs_site(tmp_path_factory):
     out = tmp_path_factory.mktemp("docs-site") / "dist"
     proc = build_site(out, lessons)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    server, url = serve(out)
+    server, url = serve_in_thread(out, isolated=True)
     yield url
     server.shutdown()
     server.server_close()
 
 
-def test_the_docs_minimal_widget_mounts_recomputes_and_runs_the_learners_code(context, docs_site):
-    page = open_page(context, f"{docs_site}lessons/demo-lesson/index.html")
+def test_the_docs_minimal_widget_mounts_recomputes_and_runs_the_learners_code(open_page, docs_site):
+    page = open_ready(open_page, f"{docs_site}lessons/demo-lesson/index.html")
     widget = page.locator('[data-widget="doubler"]')
     assert widget.get_by_test_id("result").inner_text() == "2x = (2, 4, 6, 8)"
     widget.get_by_label("x[0]").fill("5")

@@ -3,16 +3,11 @@ stage by stage and the memory calculator the paper's GPT-3 numbers; both follow 
 report bad input inline, switch language, fit a phone, and run the learner's own functions."""
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
-
-from sitebuild.serve import serve_in_thread  # noqa: E402
-from sitebuild.testing import shared_site  # noqa: E402
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 expect = playwright_api.expect
@@ -24,36 +19,16 @@ SCREENSHOTS = ROOT / "artifacts" / "screenshots"
 MINUS = "\u2212"
 
 
-@pytest.fixture(scope="module")
-def page_url(tmp_path_factory):
-    site = shared_site(tmp_path_factory)
-    server, url = serve_in_thread(site, isolated=True)
-    yield f"{url}lessons/sequence-parallel/index.html"
-    server.shutdown()
-    server.server_close()
-
-
 @pytest.fixture
-def open_page(browser, page_url):
-    """open_page(width) -> (page, data-flow widget, memory widget); errors in page.errors."""
-    contexts = []
-
+def sp_page(open_page, isolated_site_url):
+    """sp_page(width) -> (page, data-flow widget, memory widget), in a new tab."""
     def open_(width=1300):
-        context = browser.new_context(viewport={"width": width, "height": 950}, service_workers="block")
-        contexts.append(context)
-        page = context.new_page()
-        page.errors = []
-        page.on("console", lambda m: m.type == "error" and page.errors.append(m.text))
-        page.on("pageerror", lambda e: page.errors.append(str(e)))
-        page.goto(page_url)
+        page = open_page(f"{isolated_site_url}lessons/sequence-parallel/index.html", width)
         flow, memory = page.locator('[data-widget="sp-dataflow"]'), page.locator('[data-widget="sp-memory"]')
         expect(flow.locator(".spdf")).to_be_visible()
         expect(memory.locator(".spm")).to_be_visible()
         return page, flow, memory
-
-    yield open_
-    for context in contexts:
-        context.close()
+    return open_
 
 
 def shot(target, name):
@@ -65,8 +40,8 @@ def cells(locator) -> list[str]:
     return [t.strip() for t in locator.locator("td").all_inner_texts()]
 
 
-def test_the_data_flow_shows_the_worked_example(open_page):
-    page, flow, _ = open_page()
+def test_the_data_flow_shows_the_worked_example(sp_page):
+    page, flow, _ = sp_page()
     assert cells(flow.get_by_test_id("rs-1")) == ["6.788", f"{MINUS}0.204", "0", "0"]
     assert cells(flow.get_by_test_id("out-0")) == ["1.789", "4.796", "2.789", "5.796"]
     assert cells(flow.get_by_test_id("out-1")) == ["9.788", "0.796", "2", "2"]
@@ -77,8 +52,8 @@ def test_the_data_flow_shows_the_worked_example(open_page):
     assert page.errors == []
 
 
-def test_the_data_flow_follows_edits_and_gpu_counts(open_page):
-    page, flow, _ = open_page()
+def test_the_data_flow_follows_edits_and_gpu_counts(sp_page):
+    page, flow, _ = sp_page()
     flow.get_by_label("X[1][0]", exact=True).fill("5")
     assert cells(flow.get_by_test_id("out-0"))[2:] == ["11.788", "2.796"]
     flow.locator('select[data-size="T"]').select_option("8")
@@ -88,8 +63,8 @@ def test_the_data_flow_follows_edits_and_gpu_counts(open_page):
     expect(flow.get_by_test_id("comm")).to_contain_text("together 24")
 
 
-def test_the_data_flow_reports_bad_input_inline(open_page):
-    page, flow, _ = open_page()
+def test_the_data_flow_reports_bad_input_inline(sp_page):
+    page, flow, _ = sp_page()
     field = flow.get_by_label("X[0][1]", exact=True)
     field.fill("1..2")
     expect(flow.get_by_test_id("errors-X")).to_contain_text("X[0][1]")
@@ -101,8 +76,8 @@ def test_the_data_flow_reports_bad_input_inline(open_page):
     expect(flow.get_by_test_id("equal")).to_have_attribute("data-equal", "true")
 
 
-def test_the_calculator_starts_at_gpt3_and_recomputes(open_page):
-    page, _, memory = open_page()
+def test_the_calculator_starts_at_gpt3_and_recomputes(sp_page):
+    page, _, memory = sp_page()
     values = [memory.get_by_test_id(f"value-{k}").inner_text() for k in ("one", "tp", "tp-sp", "tp-sel", "tp-sp-sel")]
     assert values == ["2.672", "0.539", "0.334", "0.305", "0.100"]
     expect(memory.get_by_test_id("current")).to_contain_text("0.334 GiB")
@@ -117,8 +92,8 @@ def test_the_calculator_starts_at_gpt3_and_recomputes(open_page):
     shot(memory, "memory")
 
 
-def test_both_widgets_switch_language_and_fit_a_phone(open_page):
-    page, flow, memory = open_page(width=390)
+def test_both_widgets_switch_language_and_fit_a_phone(sp_page):
+    page, flow, memory = sp_page(width=390)
     page.locator('[data-lang-choice="pl"]').click()
     expect(flow.locator(".tpw-title")).to_contain_text("wiersz po wierszu")
     expect(memory.locator(".tpw-title")).to_have_text("Pamięć aktywacji na warstwę, na jedno GPU")
@@ -129,8 +104,8 @@ def test_both_widgets_switch_language_and_fit_a_phone(open_page):
     assert page.errors == []
 
 
-def test_try_with_my_code_runs_the_learners_functions(open_page):
-    page, flow, memory = open_page()
+def test_try_with_my_code_runs_the_learners_functions(sp_page):
+    page, flow, memory = sp_page()
     page.wait_for_selector("#python-progress[data-state=ready]", timeout=120_000)
     for source, flow_verdict, memory_verdict in [
             (LESSON / "reference.py", "match", "match"),

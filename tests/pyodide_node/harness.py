@@ -1,4 +1,5 @@
-"""Runs lessonkit inside Pyodide 0.27.7 under Node (driver.mjs); shared by the test and by
+"""Runs lessonkit inside Pyodide 0.27.7 under Node (driver.mjs): every lesson of a job in one
+Node process, one Pyodide start. Used by tests/lessons (the parity suite) and by
 bench/grade_bench.py. Inputs come from `.cache/vendor/` (filled and verified by
 `build.py fetch`); the Pyodide core may also come from the pinned npm package."""
 from __future__ import annotations
@@ -6,10 +7,15 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "tools"))
+
+from sitebuild.lessons import engine_entries, shipped_paths  # noqa: E402
+
 VENDOR = REPO / ".cache" / "vendor"
 DRIVER = Path(__file__).with_name("driver.mjs")
 NUMPY_WHEEL = "numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl"
@@ -39,39 +45,36 @@ def core_dir() -> Path | None:
     return None
 
 
-def grade_lessons_in_pyodide(lessons: list[dict], timeout: float = 900) -> list[dict]:
-    """Grade many lessons' solutions in one Node process (one Pyodide start for all).
-    `lessons`: [{"id", "files": [(relative path, host path)], "solutions": {name: source}}].
-    Returns [{"lesson", "name", "report"}]."""
+def grade_lessons_in_pyodide(lessons: list[tuple], *, repeat: int = 1, prepare: bool = True,
+                             timeout: float = 600) -> tuple[float, list[dict]]:
+    """Grade each lesson's solutions `repeat` times, all in one Node process.
+
+    `lessons`: [(lessonkit Lesson, {solution name: source}, calls or None)]; with `calls` (the
+    page's "try with my code" list) each solution also runs through `browser.run_calls_json`.
+    `prepare`: warm each lesson up first, as the page does before the first Run.
+    Returns (seconds until ready, [{"lesson", "name", "run", "ms", "report"} or
+    {"lesson", "name", "calls"}])."""
     job = {
-        **_inputs(),
-        "lessons": [{"id": l["id"], "files": [[str(r), str(h)] for r, h in l["files"]],
-                     "solutions": [{"name": k, "source": v} for k, v in l["solutions"].items()]}
-                    for l in lessons],
-    }
-    return _run(job, timeout)[1:]
-
-
-def grade_in_pyodide(lesson_dir: Path, solutions: dict[str, str], *, repeat: int = 1,
-                     prepare: bool = False, calls: list | None = None,
-                     timeout: float = 300) -> tuple[float, list[dict]]:
-    """Grade each solution `repeat` times in one Node process (and, with `calls`, run them
-    through `browser.run_calls_json` too).
-
-    Returns (seconds until ready, [{"name", "run", "ms", "report"} or {"name", "calls"}])."""
-    job = {
-        **_inputs(), "lesson_dir": str(lesson_dir),
-        "solutions": [{"name": k, "source": v} for k, v in solutions.items()],
-        "repeat": repeat, "prepare": prepare, "calls": calls,
+        "core_dir": str(core_dir()), "numpy_wheel": str(VENDOR / NUMPY_WHEEL),
+        "wheels": [str(VENDOR / w) for w in PURE_WHEELS],
+        "engine_files": [[name, str(path)] for name, path in engine_entries(REPO / "py")],
+        "prepare": prepare, "repeat": repeat,
+        "lessons": [{"id": lesson.id,
+                     "files": [[p.as_posix(), str(lesson.path / p)] for p in shipped_paths(lesson)],
+                     "solutions": [{"name": k, "source": v} for k, v in solutions.items()],
+                     "calls": calls}
+                    for lesson, solutions, calls in lessons],
     }
     ready, *results = _run(job, timeout)
     return ready["ready"] / 1000, results
 
 
-def _inputs() -> dict:
-    return {"core_dir": str(core_dir()), "numpy_wheel": str(VENDOR / NUMPY_WHEEL),
-            "wheels": [str(VENDOR / w) for w in PURE_WHEELS],
-            "engine_dir": str(REPO / "py" / "lessonkit")}
+def grade_in_pyodide(lesson_dir: Path, solutions: dict[str, str], *, repeat: int = 1,
+                     prepare: bool = False) -> tuple[float, list[dict]]:
+    """One lesson's solutions (bench/grade_bench.py: cold and warm grading times)."""
+    from lessonkit import load_lesson
+    return grade_lessons_in_pyodide([(load_lesson(lesson_dir), solutions, None)], repeat=repeat,
+                                    prepare=prepare)
 
 
 def _run(job: dict, timeout: float) -> list[dict]:
@@ -82,8 +85,9 @@ def _run(job: dict, timeout: float) -> list[dict]:
             run = subprocess.run(["node", str(DRIVER), str(job_path)], capture_output=True,
                                  text=True, timeout=timeout, cwd=tmp)
         except subprocess.TimeoutExpired as exc:
-            done = [json.loads(line).get("name") for line in (exc.stdout or b"").decode()
-                    .splitlines() if line.startswith("{")]
+            lines = (exc.stdout or b"").decode().splitlines()
+            done = [(r.get("lesson"), r.get("name")) for r in (json.loads(l) for l in lines if l.startswith("{"))
+                    if "name" in r]
             raise RuntimeError(f"node driver timed out after {timeout} s; finished: {done}")
     if run.returncode != 0:
         raise RuntimeError(f"node driver failed ({run.returncode}):\n{run.stderr[-4000:]}")
