@@ -316,7 +316,11 @@ class _Plugin:
     def pytest_runtest_protocol(self, item, nextitem):
         self.seen = True
         cid, title = check_id(item), check_title(item)
-        lost = self.revive()
+        try:
+            lost = self.revive()
+        except KeyboardInterrupt:
+            self.interrupted = True
+            raise
         limit = self.run.start(cid, title, self.module)
         skip = self.run.skip_reason()
         if cid in self.run.timed_out:  # it ended an earlier Python (a host's restart)
