@@ -225,3 +225,22 @@ def test_host_made_answers(toy):
     assert report.check("test_toy::test_halve[minus one]").message.startswith("Stopped")
     # The file was loaded again after the timeout (double a stand-in) and after the crash.
     assert loads == [{}, {"double": "double doubles"}, {"double": "double doubles"}]
+
+
+def test_the_learner_workers_entry_points(toy_dir):
+    """What the browser's learner worker calls: prepare, then one JSON request per call of
+    handle_json (a load, a call, the playground's run_calls), JSON answers with their seq."""
+    from lessonkit import learner_host
+    assert json.loads(learner_host.prepare(str(toy_dir))) == {"id": "toy"}
+    ask = lambda **request: json.loads(learner_host.handle_json(json.dumps(request)))  # noqa: E731
+    loaded = ask(op="load", seq=1, lesson_dir=str(toy_dir), lang="en", stand_ins={},
+                 source=TOY_REFERENCE + "\nprint('hello')\n")
+    assert loaded == {"seq": 1, "kind": "loaded", "problem": None, "fatal": False, "notes": "",
+                      "stdout": "hello\n", "stdout_truncated": False}
+    returned = ask(op="call", seq=2, fn="double", args=[{"tuple": [1.5]}])
+    assert returned["seq"] == 2 and returned["kind"] == "returned"
+    assert returned["params"] == ["x"] and returned["dtypes"] == ["float64"]
+    ran = ask(op="run_calls", seq=3, lesson_dir=str(toy_dir), source=TOY_REFERENCE,
+              calls=[{"fn": "double", "args": [[1.0, 2.0]]}])
+    assert ran == {"seq": 3, "kind": "ran", "result": {
+        "ok": True, "results": [[2.0, 4.0]], "stdout": "", "stdout_truncated": False}}
