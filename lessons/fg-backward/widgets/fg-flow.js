@@ -6,6 +6,7 @@ import "./fg-flow.css";
 import { h, fill, sub, uid } from "widget-kit/dom.js";
 import { translator } from "widget-kit/i18n.js";
 import { inputGrid, readGrid, showErrors, entryErrorText, ENTRY_MESSAGES } from "widget-kit/grid.js";
+import { TRY_MINE_MESSAGES, tryMine, verdict as learnerVerdict } from "widget-kit/try-mine.js";
 import { formatNumber, formatVector, isShownExactly, shardRange } from "widget-kit/matrix.js";
 import { fgFlow, maxMatrixDiff, MODES } from "../widget-lib/fg-math.js";
 
@@ -21,6 +22,7 @@ const range = (s, e) => (e - s === 1 ? `${s}` : `${s}–${e - 1}`);
 
 export const MESSAGES = {
   en: {
+    ...TRY_MINE_MESSAGES.en,
     ...ENTRY_MESSAGES.en,
     title: "Forward and backward, GPU by GPU",
     intro: "A and B are the worked example's. Edit X or dY, change the number of GPUs, or switch what the backward all-reduce does: everything below is recomputed as you type.",
@@ -50,7 +52,6 @@ export const MESSAGES = {
     "grads-bad": "Every GPU now holds Σⱼ dAⱼ and Σⱼ dBⱼ: the other GPUs' gradients were added to its own, and its weights get a wrong update.",
     "kept-title": "What each GPU keeps to update its weights",
     blocked: "Fix the input marked above to see the results.",
-    "try-button": "Try with my code",
     "try-hint": "Runs your tp_mlp_backward on these numbers, in Python, and compares it with the right (summed) result.",
     running: "Running your tp_mlp_backward…",
     reference: "Reference",
@@ -59,11 +60,9 @@ export const MESSAGES = {
     "learner-dx": "Mismatch: your dX is not the right one.",
     "learner-grads": "Mismatch: GPU {i}'s (dA_{i}, dB_{i}) from your code is not right.",
     "learner-shape": "Your tp_mlp_backward did not return (dX, grads) with dX of {D} numbers and {N} pairs (dAᵢ, dBᵢ) of the right shapes.",
-    failed: "Your code could not run on this example:",
-    stale: "The numbers have changed since this run; press the button again to rerun.",
-    printed: "Printed output",
   },
   pl: {
+    ...TRY_MINE_MESSAGES.pl,
     ...ENTRY_MESSAGES.pl,
     title: "W przód i wstecz, GPU po GPU",
     intro: "A i B pochodzą z przykładu. Zmieniaj X albo dY, liczbę GPU albo to, co robi all-reduce w przejściu wstecz: wszystko poniżej liczy się od nowa w trakcie pisania.",
@@ -93,7 +92,6 @@ export const MESSAGES = {
     "grads-bad": "Każde GPU ma teraz Σⱼ dAⱼ i Σⱼ dBⱼ: do jego gradientów dodano gradienty innych GPU, więc jego wagi zostaną źle poprawione.",
     "kept-title": "Co każde GPU zatrzymuje, żeby poprawić swoje wagi",
     blocked: "Popraw zaznaczone pole powyżej, aby zobaczyć wyniki.",
-    "try-button": "Sprawdź moim kodem",
     "try-hint": "Uruchamia Twoje tp_mlp_backward na tych liczbach, w Pythonie, i porównuje je z poprawnym (zsumowanym) wynikiem.",
     running: "Uruchamiam Twoje tp_mlp_backward…",
     reference: "Wzorzec",
@@ -102,22 +100,18 @@ export const MESSAGES = {
     "learner-dx": "Niezgodne: Twoje dX nie jest poprawne.",
     "learner-grads": "Niezgodne: para (dA_{i}, dB_{i}) z GPU {i} z Twojego kodu nie jest poprawna.",
     "learner-shape": "Twoje tp_mlp_backward nie zwróciło (dX, grads) z dX o {D} liczbach i {N} parami (dAᵢ, dBᵢ) o właściwych kształtach.",
-    failed: "Twój kod nie zadziałał na tym przykładzie:",
-    stale: "Liczby zmieniły się od tego uruchomienia; naciśnij przycisk ponownie.",
-    printed: "Wypisany tekst",
   },
 };
 
 const t = translator(MESSAGES);
 
 export function mount(el, ctx) {
-  const run = typeof ctx.runWithLearnerCode === "function" ? ctx.runWithLearnerCode : null;
+  const mine = tryMine({ run: ctx.runWithLearnerCode, t, onChange: () => compute() });
   const state = {
     lang: ctx.lang ?? "en",
     N: 2,
     mode: "sum",
     text: { X: [["1", "2"]], dY: [["1", "1"]] }, // what the learner typed, kept verbatim
-    learner: null, // {key, status: "running" | "done" | "error", ...}
   };
   let view = null;
   const radioGroup = uid("fg-flow-mode");
@@ -146,12 +140,7 @@ export function mount(el, ctx) {
         }), t(lang, `mode-${m}`))
       )
     );
-    const tryButton = h("button", { type: "button", class: "tpw-button", onclick: tryLearner }, t(lang, "try-button"));
-    view = {
-      grids, errors, tryButton,
-      results: h("div", { class: "fg-flow-results" }),
-      learnerBox: h("div", { class: "tpw-learner-result", "data-testid": "learner-result", "aria-live": "polite" }),
-    };
+    view = { grids, errors, results: h("div", { class: "fg-flow-results" }) };
     fill(
       el,
       h(
@@ -163,9 +152,7 @@ export function mount(el, ctx) {
           h("label", { class: "tpw-size" }, h("span", {}, t(lang, "size-N")), nSelect)),
         modes,
         view.results,
-        run
-          ? h("div", { class: "tpw-learner" }, tryButton, h("p", { class: "tpw-hint" }, t(lang, "try-hint")), view.learnerBox)
-          : null
+        mine.block(lang, tryLearner)
       )
     );
     if (focus) nSelect.focus();
@@ -189,7 +176,6 @@ export function mount(el, ctx) {
 
   function compute() {
     const input = readInputs();
-    view.tryButton.disabled = !input || state.learner?.status === "running";
     if (!input) {
       view.current = null;
       fill(view.results, h("p", { class: "tpw-blocked", "data-testid": "blocked" }, t(state.lang, "blocked")));
@@ -267,60 +253,36 @@ export function mount(el, ctx) {
     ];
   }
 
-  async function tryLearner() {
+  function tryLearner() {
     const current = view.current;
-    if (!run || !current) return;
+    if (!current) return;
     const { X, dY, N } = current.input;
     const shards = current.result.gpus.map((g) => [g.A_i, g.B_i]);
-    state.learner = { key: current.key, status: "running", truth: current.result.truth, N };
-    compute();
-    let outcome;
-    try {
-      outcome = await run([{ fn: "tp_mlp_backward", args: [X, shards, dY] }]);
-    } catch (err) {
-      outcome = { ok: false, message: err?.message ?? String(err) };
-    }
-    state.learner = outcome && outcome.ok
-      ? { ...state.learner, status: "done", verdict: judge(outcome.results[0], state.learner.truth, N), stdout: outcome.stdout }
-      : { ...state.learner, status: "error", message: outcome?.message ?? String(outcome), stdout: outcome?.stdout };
-    compute();
+    mine.start(current.key, [{ fn: "tp_mlp_backward", args: [X, shards, dY] }], { truth: current.result.truth, N });
   }
 
   function renderLearner() {
-    const lang = state.lang;
-    const L = state.learner;
-    const box = view.learnerBox;
-    if (!L) return fill(box);
-    box.dataset.status = L.status;
-    if (L.status === "running") return fill(box, h("p", { class: "tpw-running" }, t(lang, "running")));
-    const stale = !view.current || view.current.key !== L.key
-      ? h("p", { class: "tpw-stale", "data-testid": "learner-stale" }, t(lang, "stale"))
-      : null;
-    const printed = L.stdout ? h("details", { class: "tpw-stdout" }, h("summary", {}, t(lang, "printed")), h("pre", {}, L.stdout)) : null;
-    if (L.status === "error") {
-      return fill(box, verdict(false, t(lang, "failed"), "learner-verdict"), h("pre", { class: "tpw-message" }, L.message), printed, stale);
-    }
-    const v = L.verdict;
-    const text = v.kind === "match" ? t(lang, "learner-match")
-      : v.kind === "dx" ? t(lang, "learner-dx")
-      : v.kind === "grads" ? t(lang, "learner-grads", { i: v.gpu })
-      : t(lang, "learner-shape", { D: L.truth.dX.length, N: L.N });
-    fill(
-      box,
-      h(
-        "table",
-        { class: "tpw-compare" },
-        h("thead", {}, h("tr", {}, h("th", { scope: "col" }), h("th", { scope: "col" }, t(lang, "reference")), h("th", { scope: "col" }, t(lang, "yours")))),
-        h("tbody", {}, h("tr", {},
-          h("th", { scope: "row" }, "dX"),
-          h("td", { "data-testid": "reference-dX" }, formatVector(L.truth.dX)),
-          h("td", { "data-testid": "learner-dX" }, v.dX ? formatVector(v.dX) : "—")
-        ))
-      ),
-      verdict(v.kind === "match", text, "learner-verdict", v.kind),
-      printed,
-      stale
-    );
+    mine.show(state.lang, view.current?.key ?? null, (L) => {
+      const lang = state.lang;
+      const v = judge(L.outcome.results[0], L.truth, L.N);
+      const text = v.kind === "match" ? t(lang, "learner-match")
+        : v.kind === "dx" ? t(lang, "learner-dx")
+        : v.kind === "grads" ? t(lang, "learner-grads", { i: v.gpu })
+        : t(lang, "learner-shape", { D: L.truth.dX.length, N: L.N });
+      return [
+        h(
+          "table",
+          { class: "tpw-compare" },
+          h("thead", {}, h("tr", {}, h("th", { scope: "col" }), h("th", { scope: "col" }, t(lang, "reference")), h("th", { scope: "col" }, t(lang, "yours")))),
+          h("tbody", {}, h("tr", {},
+            h("th", { scope: "row" }, "dX"),
+            h("td", { "data-testid": "reference-dX" }, formatVector(L.truth.dX)),
+            h("td", { "data-testid": "learner-dX" }, v.dX ? formatVector(v.dX) : "—")
+          ))
+        ),
+        learnerVerdict(v.kind === "match", text, v.kind),
+      ];
+    });
   }
 
   ctx.onLangChange?.((lang) => {

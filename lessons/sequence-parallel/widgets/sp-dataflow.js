@@ -7,6 +7,7 @@ import "./sp-dataflow.css";
 import { h, fill } from "widget-kit/dom.js";
 import { translator } from "widget-kit/i18n.js";
 import { inputGrid, readGrid, showErrors, entryErrorText, ENTRY_MESSAGES } from "widget-kit/grid.js";
+import { TRY_MINE_MESSAGES, tryMine, verdict } from "widget-kit/try-mine.js";
 import { formatNumber } from "widget-kit/matrix.js";
 import { spMlpBlock, chunkRows } from "../widget-lib/sp-math.js";
 
@@ -24,6 +25,7 @@ const rowRange = (s, e) => (e - s === 1 ? `${s}` : `${s}–${e - 1}`);
 
 export const MESSAGES = {
   en: {
+    ...TRY_MINE_MESSAGES.en,
     ...ENTRY_MESSAGES.en,
     title: "One sequence-parallel MLP block, row by row",
     intro: "Edit X, γ, β, T or n: every stage is recomputed as you type. Row colours say which GPU the row belongs to in the sequence.",
@@ -48,17 +50,14 @@ export const MESSAGES = {
     "comm-one": "With n = 1 there is nothing to send.",
     equal: "The n output chunks stacked = X + GeLU(LN(X)A)B on one device.",
     "not-equal": "Not equal to one device: the largest difference is {diff}.",
-    "try-button": "Try with my code",
     "try-hint": "Runs your sp_mlp_block on these chunks and shards, in Python, and compares each GPU's output.",
     running: "Running your sp_mlp_block…",
     match: "Match: your sp_mlp_block gives every GPU the reference output.",
     mismatch: "Mismatch on GPU {i}: expected {want}, yours {got}.",
     "bad-result": "Your sp_mlp_block should return a list of {n} arrays of shape ({rows}, 2); it returned {got}.",
-    failed: "Your code could not run on this example:",
-    stale: "The numbers have changed since this run; press the button again to rerun.",
-    printed: "Printed output",
   },
   pl: {
+    ...TRY_MINE_MESSAGES.pl,
     ...ENTRY_MESSAGES.pl,
     title: "Jeden blok MLP z równoległością sekwencyjną, wiersz po wierszu",
     intro: "Zmień X, γ, β, T lub n: każdy etap liczy się od nowa w trakcie pisania. Kolor wiersza mówi, do którego GPU należy on w sekwencji.",
@@ -83,15 +82,11 @@ export const MESSAGES = {
     "comm-one": "Przy n = 1 nie ma czego wysyłać.",
     equal: "n kawałków wyniku ułożonych razem = X + GeLU(LN(X)A)B na jednym urządzeniu.",
     "not-equal": "Różne od jednego urządzenia: największa różnica wynosi {diff}.",
-    "try-button": "Sprawdź moim kodem",
     "try-hint": "Uruchamia Twoje sp_mlp_block na tych kawałkach i wagach, w Pythonie, i porównuje wynik każdego GPU.",
     running: "Uruchamiam Twoje sp_mlp_block…",
     match: "Zgodne: Twoje sp_mlp_block daje każdemu GPU wynik wzorcowy.",
     mismatch: "Niezgodne na GPU {i}: oczekiwano {want}, Twoje {got}.",
     "bad-result": "Twoje sp_mlp_block powinno zwrócić listę {n} tablic o kształcie ({rows}, 2); zwróciło {got}.",
-    failed: "Twój kod nie zadziałał na tym przykładzie:",
-    stale: "Liczby zmieniły się od tego uruchomienia; naciśnij przycisk ponownie.",
-    printed: "Wypisany tekst",
   },
 };
 
@@ -112,13 +107,12 @@ function matrixView(M, gpuOfRow, testid) {
 const matrixText = (M) => `[${M.map((row) => `[${row.map(formatNumber).join(", ")}]`).join(", ")}]`;
 
 export function mount(el, ctx) {
-  const run = typeof ctx.runWithLearnerCode === "function" ? ctx.runWithLearnerCode : null;
+  const mine = tryMine({ run: ctx.runWithLearnerCode, t, onChange: () => compute() });
   const state = {
     lang: ctx.lang ?? "en",
     T: DEFAULT_X.length,
     n: 2,
     text: { X: DEFAULT_X.map((r) => r.map(String)), gamma: [["1", "1"]], beta: [["0", "0"]] },
-    learner: null,
   };
   let view = null;
 
@@ -141,12 +135,10 @@ export function mount(el, ctx) {
       return { errors, el: h("figure", { class: "tpw-matrix" }, h("figcaption", {}, t(lang, `caption-${name}`)), grids[name].table, errors) };
     };
     const boxes = { X: box("X"), gamma: box("gamma"), beta: box("beta") };
-    const tryButton = run ? h("button", { type: "button", class: "tpw-button", onclick: tryLearner }, t(lang, "try-button")) : null;
     view = {
-      grids, boxes, tryButton,
+      grids, boxes,
       sizeErrors: h("div", { class: "tpw-errors", "data-testid": "size-errors" }),
       stages: h("div", { class: "spdf-stages" }),
-      learnerBox: h("div", { class: "tpw-learner-result", "data-testid": "learner-result", "aria-live": "polite" }),
     };
     fill(el, h(
       "section", { class: "tpw spdf", lang },
@@ -157,7 +149,7 @@ export function mount(el, ctx) {
       h("div", { class: "tpw-inputs" }, boxes.X.el, boxes.gamma.el, boxes.beta.el),
       h("p", { class: "tpw-hint" }, t(lang, "fixed-weights")),
       view.stages,
-      run ? h("div", { class: "tpw-learner" }, tryButton, h("p", { class: "tpw-hint" }, t(lang, "try-hint")), view.learnerBox) : null
+      mine.block(lang, tryLearner)
     ));
     if (focus) el.querySelector(`select[data-size="${focus}"]`)?.focus();
     compute();
@@ -196,7 +188,6 @@ export function mount(el, ctx) {
   function compute() {
     const lang = state.lang;
     const input = readInputs();
-    if (view.tryButton) view.tryButton.disabled = !input || state.learner?.status === "running";
     if (!input) {
       fill(view.stages, h("p", { class: "tpw-blocked", "data-testid": "blocked" }, t(lang, "blocked")));
       view.current = null;
@@ -237,46 +228,25 @@ export function mount(el, ctx) {
     return h("div", { class: `spdf-stage ${cls}` }, h("p", { class: "spdf-label" }, label), content);
   }
 
-  async function tryLearner() {
+  function tryLearner() {
     const current = view.current;
-    if (!run || !current) return;
+    if (!current) return;
     const { X, gamma, beta, n } = current.input;
     const shards = current.result.gpus.map((g) => [g.A, g.B]);
-    state.learner = { key: current.key, status: "running", reference: current.result.outputs, n, rows: X.length / n };
-    compute();
-    let learner;
-    try {
-      const outcome = await run([{ fn: "sp_mlp_block", args: [chunkRows(X, n), gamma, beta, shards] }]);
-      learner = outcome && outcome.ok ? { status: "done", outcome } : { status: "error", message: outcome?.message ?? String(outcome) };
-    } catch (err) {
-      learner = { status: "error", message: err?.message ?? String(err) };
-    }
-    state.learner = { ...state.learner, ...learner };
-    compute();
+    mine.start(current.key, [{ fn: "sp_mlp_block", args: [chunkRows(X, n), gamma, beta, shards] }],
+      { reference: current.result.outputs, n, rows: X.length / n });
   }
 
   function renderLearner() {
-    const lang = state.lang;
-    const L = state.learner;
-    const box = view.learnerBox;
-    if (!L) return fill(box);
-    box.dataset.status = L.status;
-    if (L.status === "running") return fill(box, h("p", { class: "tpw-running" }, t(lang, "running")));
-    const stale = !view.current || view.current.key !== L.key ? h("p", { class: "tpw-stale", "data-testid": "learner-stale" }, t(lang, "stale")) : null;
-    if (L.status === "error") {
-      return fill(box, h("p", { class: "tpw-verdict is-different", "data-testid": "learner-verdict", "data-verdict": "error" }, "✗ ", t(lang, "failed")), h("pre", { class: "tpw-message" }, L.message), stale);
-    }
-    const got = L.outcome.results[0];
-    const verdict = compareChunks(got, L.reference);
-    const text = verdict.kind === "match" ? t(lang, "match")
-      : verdict.kind === "shape" ? t(lang, "bad-result", { n: L.n, rows: L.rows, got: JSON.stringify(got) })
-      : t(lang, "mismatch", { i: verdict.i, want: matrixText(L.reference[verdict.i]), got: matrixText(got[verdict.i]) });
-    fill(
-      box,
-      h("p", { class: `tpw-verdict ${verdict.kind === "match" ? "is-equal" : "is-different"}`, "data-testid": "learner-verdict", "data-verdict": verdict.kind }, verdict.kind === "match" ? "✓ " : "✗ ", text),
-      L.outcome.stdout ? h("details", { class: "tpw-stdout" }, h("summary", {}, t(lang, "printed")), h("pre", {}, L.outcome.stdout)) : null,
-      stale
-    );
+    mine.show(state.lang, view.current?.key ?? null, (L) => {
+      const lang = state.lang;
+      const got = L.outcome.results[0];
+      const cmp = compareChunks(got, L.reference);
+      const text = cmp.kind === "match" ? t(lang, "match")
+        : cmp.kind === "shape" ? t(lang, "bad-result", { n: L.n, rows: L.rows, got: JSON.stringify(got) })
+        : t(lang, "mismatch", { i: cmp.i, want: matrixText(L.reference[cmp.i]), got: matrixText(got[cmp.i]) });
+      return verdict(cmp.kind === "match", text, cmp.kind);
+    });
   }
 
   ctx.onLangChange?.((lang) => { state.lang = lang; render(); });

@@ -6,6 +6,7 @@
 import "./sp-memory.css";
 import { h, fill } from "widget-kit/dom.js";
 import { translator } from "widget-kit/i18n.js";
+import { TRY_MINE_MESSAGES, tryMine, verdict } from "widget-kit/try-mine.js";
 import { activationBytes, commBytes, CONFIGS, GIB } from "../widget-lib/sp-math.js";
 
 export const calls = ["activation_bytes"];
@@ -16,6 +17,7 @@ const FIELDS = ["s", "b", "h", "a", "t"];
 
 export const MESSAGES = {
   en: {
+    ...TRY_MINE_MESSAGES.en,
     title: "Activation memory per layer, per GPU",
     intro: "Start from GPT-3 size and change any number; the bars and the bytes are recomputed as you type.",
     "field-s": "s (sequence length)",
@@ -39,16 +41,15 @@ export const MESSAGES = {
     "comm-sp": "TP + SP: 2 reduce-scatters + 2 all-gathers, {each} bytes each → {total} bytes",
     "comm-same": "The same bytes: SP costs no extra communication.",
     "comm-one": "With t = 1 nothing is sent.",
-    "try-button": "Try with my code",
     "try-hint": "Runs your activation_bytes on the five configurations, in Python, and compares with the bars.",
     running: "Running your activation_bytes…",
     yours: "yours: {bytes} bytes",
     match: "Match: your activation_bytes gives all five numbers.",
     mismatch: "Mismatch: your activation_bytes differs on {which}.",
     failed: "Your code could not run on these numbers:",
-    stale: "The numbers have changed since this run; press the button again to rerun.",
   },
   pl: {
+    ...TRY_MINE_MESSAGES.pl,
     title: "Pamięć aktywacji na warstwę, na jedno GPU",
     intro: "Zacznij od rozmiaru GPT-3 i zmień dowolną liczbę; słupki i bajty liczą się od nowa w trakcie pisania.",
     "field-s": "s (długość sekwencji)",
@@ -72,14 +73,12 @@ export const MESSAGES = {
     "comm-sp": "TP + SP: 2 reduce-scatter + 2 all-gather, po {each} bajtów → {total} bajtów",
     "comm-same": "Tyle samo bajtów: SP nie kosztuje dodatkowej komunikacji.",
     "comm-one": "Przy t = 1 nic nie jest wysyłane.",
-    "try-button": "Sprawdź moim kodem",
     "try-hint": "Uruchamia Twoje activation_bytes dla pięciu konfiguracji, w Pythonie, i porównuje ze słupkami.",
     running: "Uruchamiam Twoje activation_bytes…",
     yours: "Twoje: {bytes} bajtów",
     match: "Zgodne: Twoje activation_bytes daje wszystkie pięć liczb.",
     mismatch: "Niezgodne: Twoje activation_bytes różni się dla: {which}.",
     failed: "Twój kod nie zadziałał na tych liczbach:",
-    stale: "Liczby zmieniły się od tego uruchomienia; naciśnij przycisk ponownie.",
   },
 };
 
@@ -98,8 +97,8 @@ export function bars({ s, b, h: hidden, a, t: degree }) {
 }
 
 export function mount(el, ctx) {
-  const run = typeof ctx.runWithLearnerCode === "function" ? ctx.runWithLearnerCode : null;
-  const state = { lang: ctx.lang ?? "en", text: { ...DEFAULTS }, sp: true, selective: false, learner: null };
+  const mine = tryMine({ run: ctx.runWithLearnerCode, t, onChange: () => compute() });
+  const state = { lang: ctx.lang ?? "en", text: { ...DEFAULTS }, sp: true, selective: false };
   let view = null;
 
   function render() {
@@ -118,13 +117,11 @@ export function mount(el, ctx) {
     const toggle = (key, label) => h("label", { class: "spm-switch" },
       h("input", { type: "checkbox", "data-switch": key, checked: state[key], onchange: (e) => { state[key] = e.target.checked; compute(); } }),
       " ", t(lang, label));
-    const tryButton = run ? h("button", { type: "button", class: "tpw-button", onclick: tryLearner }, t(lang, "try-button")) : null;
     view = {
-      inputs, errors, tryButton,
+      inputs, errors,
       current: h("p", { class: "spm-current", "data-testid": "current" }),
       chart: h("div", { class: "spm-chart", "data-testid": "bars" }),
       comm: h("div", { class: "tpw-panel spm-comm", "data-testid": "comm" }),
-      learnerBox: h("div", { class: "tpw-learner-result", "data-testid": "learner-result", "aria-live": "polite" }),
     };
     fill(el, h(
       "section", { class: "tpw spm", lang },
@@ -136,7 +133,7 @@ export function mount(el, ctx) {
       h("div", { class: "spm-body" },
         h("div", { class: "spm-bars" }, h("h4", {}, t(lang, "bars-title")), view.chart),
         view.comm),
-      run ? h("div", { class: "tpw-learner" }, tryButton, h("p", { class: "tpw-hint" }, t(lang, "try-hint")), view.learnerBox) : null
+      mine.block(lang, tryLearner)
     ));
     compute();
   }
@@ -159,24 +156,24 @@ export function mount(el, ctx) {
   function compute() {
     const lang = state.lang;
     const sizes = read();
-    if (view.tryButton) view.tryButton.disabled = !sizes || state.learner?.status === "running";
     if (!sizes) {
       view.current.textContent = t(lang, "blocked");
       fill(view.chart);
       fill(view.comm);
       view.sizes = null;
+      view.key = null;
       renderLearner();
       return;
     }
     view.sizes = sizes;
     view.key = JSON.stringify(sizes);
-    const mine = activationBytes(sizes.s, sizes.b, sizes.h, sizes.a, sizes.t, state.sp, state.selective ? "selective" : "none");
-    view.current.textContent = t(lang, "current", { bytes: grouped(mine), gib: gib(mine) });
+    const chosenBytes = activationBytes(sizes.s, sizes.b, sizes.h, sizes.a, sizes.t, state.sp, state.selective ? "selective" : "none");
+    view.current.textContent = t(lang, "current", { bytes: grouped(chosenBytes), gib: gib(chosenBytes) });
     const all = bars(sizes);
     view.bars = all;
     const top = Math.max(...all.map((x) => x.bytes));
     const chosen = all.find((x) => x.t === sizes.t && x.sp === state.sp && x.recompute === (state.selective ? "selective" : "none") && x.key !== "one") ?? null;
-    const learnerBytes = state.learner?.status === "done" && state.learner.key === view.key ? state.learner.results : null;
+    const learnerBytes = mine.last?.status === "done" && mine.last.key === view.key ? mine.last.outcome.results : null;
     fill(view.chart, all.map((x, k) => h(
       "div", { class: `spm-row ${x === chosen ? "is-chosen" : ""}`, "data-testid": `bar-${x.key}` },
       h("span", { class: "spm-label" }, t(lang, `cfg-${x.key}`, { t: sizes.t })),
@@ -199,39 +196,19 @@ export function mount(el, ctx) {
 
   const close = (got, want) => typeof got === "number" && Math.abs(got - want) <= 1e-9 * Math.abs(want);
 
-  async function tryLearner() {
+  function tryLearner() {
     const sizes = view.sizes;
-    if (!run || !sizes) return;
-    const key = view.key;
-    state.learner = { key, status: "running" };
-    compute();
-    let learner;
-    try {
-      const outcome = await run(view.bars.map((x) => ({ fn: "activation_bytes", args: [sizes.s, sizes.b, sizes.h, sizes.a, x.t, x.sp, x.recompute] })));
-      learner = outcome && outcome.ok
-        ? { status: "done", results: outcome.results, reference: view.bars.map((x) => x.bytes), labels: view.bars.map((x) => t(state.lang, `cfg-${x.key}`, { t: x.t })) }
-        : { status: "error", message: outcome?.message ?? String(outcome) };
-    } catch (err) {
-      learner = { status: "error", message: err?.message ?? String(err) };
-    }
-    state.learner = { ...state.learner, ...learner };
-    compute();
+    if (!sizes) return;
+    mine.start(view.key, view.bars.map((x) => ({ fn: "activation_bytes", args: [sizes.s, sizes.b, sizes.h, sizes.a, x.t, x.sp, x.recompute] })),
+      { reference: view.bars.map((x) => x.bytes), bars: view.bars.map((x) => ({ key: x.key, t: x.t })) });
   }
 
   function renderLearner() {
-    const lang = state.lang;
-    const L = state.learner;
-    const box = view.learnerBox;
-    if (!L) return fill(box);
-    box.dataset.status = L.status;
-    if (L.status === "running") return fill(box, h("p", { class: "tpw-running" }, t(lang, "running")));
-    const stale = view.key !== L.key ? h("p", { class: "tpw-stale", "data-testid": "learner-stale" }, t(lang, "stale")) : null;
-    if (L.status === "error") {
-      return fill(box, h("p", { class: "tpw-verdict is-different", "data-testid": "learner-verdict", "data-verdict": "error" }, "✗ ", t(lang, "failed")), h("pre", { class: "tpw-message" }, L.message), stale);
-    }
-    const wrong = L.reference.map((want, k) => (close(L.results[k], want) ? null : L.labels[k])).filter(Boolean);
-    fill(box, h("p", { class: `tpw-verdict ${wrong.length ? "is-different" : "is-equal"}`, "data-testid": "learner-verdict", "data-verdict": wrong.length ? "mismatch" : "match" },
-      wrong.length ? "✗ " : "✓ ", wrong.length ? t(lang, "mismatch", { which: wrong.join(", ") }) : t(lang, "match")), stale);
+    mine.show(state.lang, view.key, (L) => {
+      const lang = state.lang;
+      const wrong = L.reference.map((want, k) => (close(L.outcome.results[k], want) ? null : t(lang, `cfg-${L.bars[k].key}`, { t: L.bars[k].t }))).filter(Boolean);
+      return verdict(!wrong.length, wrong.length ? t(lang, "mismatch", { which: wrong.join(", ") }) : t(lang, "match"), wrong.length ? "mismatch" : "match");
+    });
   }
 
   ctx.onLangChange?.((lang) => { state.lang = lang; render(); });

@@ -7,6 +7,7 @@
 import { h, fill } from "widget-kit/dom.js";
 import { translator } from "widget-kit/i18n.js";
 import { inputGrid, readGrid, showErrors, entryErrorText, ENTRY_MESSAGES } from "widget-kit/grid.js";
+import { TRY_MINE_MESSAGES, tryMine, verdict } from "widget-kit/try-mine.js";
 import { divisors, formatNumber } from "widget-kit/matrix.js";
 import { tpAttention, seededWeights, compareLearnerAttention } from "../widget-lib/attention.js";
 import "./attention-heads.css";
@@ -29,6 +30,7 @@ const HEAD_OPTIONS = divisors(D); // 1, 2, 4, 8
 /** The widget's text; exported so the unit tests can check both languages are complete. */
 export const MESSAGES = {
   en: {
+    ...TRY_MINE_MESSAGES.en,
     ...ENTRY_MESSAGES.en,
     title: "Attention, split by heads",
     intro: "Edit the tokens X or change the settings: every heat map and output below is recomputed as you type.",
@@ -52,7 +54,6 @@ export const MESSAGES = {
     equal: "Equal: the sum of the partial outputs is the unsplit attention.",
     "not-equal": "Not equal: the largest difference is {diff}.",
     blocked: "Fix the entry marked above to see the results.",
-    "try-button": "Try with my code",
     "try-hint": "Runs your shard_attention and tp_attention on these numbers, in Python, and compares the result with the reference.",
     running: "Running your shard_attention and tp_attention…",
     match: "Match: your tp_attention gives the unsplit attention.",
@@ -65,11 +66,9 @@ export const MESSAGES = {
     "shard-part": "Hint: your {part}_{i} is not GPU {i}'s block: {what}.",
     "shard-columns": "columns {cols} of {part}",
     "shard-rows": "rows {cols} of Wo",
-    failed: "Your code could not run on this example:",
-    stale: "The numbers have changed since this run; press the button again to rerun.",
-    printed: "Printed output",
   },
   pl: {
+    ...TRY_MINE_MESSAGES.pl,
     ...ENTRY_MESSAGES.pl,
     title: "Uwaga podzielona po głowicach",
     intro: "Zmieniaj tokeny X albo ustawienia: każda mapa ciepła i każdy wynik poniżej liczą się od nowa w trakcie pisania.",
@@ -93,7 +92,6 @@ export const MESSAGES = {
     equal: "Równe: suma wyników częściowych to uwaga bez podziału.",
     "not-equal": "Różne: największa różnica wynosi {diff}.",
     blocked: "Popraw zaznaczone pole powyżej, aby zobaczyć wyniki.",
-    "try-button": "Sprawdź moim kodem",
     "try-hint": "Uruchamia Twoje shard_attention i tp_attention na tych liczbach, w Pythonie, i porównuje wynik ze wzorcem.",
     running: "Uruchamiam Twoje shard_attention i tp_attention…",
     match: "Zgodne: Twoje tp_attention daje uwagę bez podziału.",
@@ -106,9 +104,6 @@ export const MESSAGES = {
     "shard-part": "Wskazówka: Twoje {part}_{i} to nie blok GPU {i}: {what}.",
     "shard-columns": "kolumny {cols} macierzy {part}",
     "shard-rows": "wiersze {cols} macierzy Wo",
-    failed: "Twój kod nie zadziałał na tym przykładzie:",
-    stale: "Liczby zmieniły się od tego uruchomienia; naciśnij przycisk ponownie.",
-    printed: "Wypisany tekst",
   },
 };
 
@@ -118,7 +113,7 @@ const span = (a, b) => (b - a === 1 ? `${a}` : `${a}–${b - 1}`);
 const formatDiff = (d) => (d >= 0.001 ? formatNumber(d) : d.toExponential(1));
 
 export function mount(el, ctx) {
-  const run = typeof ctx.runWithLearnerCode === "function" ? ctx.runWithLearnerCode : null;
+  const mine = tryMine({ run: ctx.runWithLearnerCode, t, onChange: () => compute() });
   const state = {
     lang: ctx.lang ?? "en",
     nHeads: DEFAULT_HEADS,
@@ -126,7 +121,6 @@ export function mount(el, ctx) {
     causal: true,
     seed: 1,
     text: DEFAULT_X.map((row) => row.map(String)), // what the learner typed, kept verbatim
-    learner: null, // {key, status: "running" | "done" | "error", ...}
   };
   let view = null;
 
@@ -148,12 +142,7 @@ export function mount(el, ctx) {
     );
     const grid = inputGrid({ name: "X", values: state.text, onInput: edited });
     const errors = h("div", { class: "tpw-errors", "data-testid": "errors-X" });
-    const tryButton = run ? h("button", { type: "button", class: "tpw-button", onclick: tryLearner }, t(lang, "try-button")) : null;
-    view = {
-      grid, errors, tryButton,
-      results: h("div", { class: "tpw-results attention-heads-results" }),
-      learnerBox: h("div", { class: "tpw-learner-result", "data-testid": "learner-result", "aria-live": "polite" }),
-    };
+    view = { grid, errors, results: h("div", { class: "tpw-results attention-heads-results" }) };
     fill(
       el,
       h(
@@ -166,7 +155,7 @@ export function mount(el, ctx) {
           t(lang, "head-width", { D, H: state.nHeads, d: D / state.nHeads })),
         h("figure", { class: "tpw-matrix attention-heads-x" }, h("figcaption", {}, t(lang, "caption-X")), grid.table, errors),
         view.results,
-        run ? h("div", { class: "tpw-learner" }, tryButton, h("p", { class: "tpw-hint" }, t(lang, "try-hint")), view.learnerBox) : null
+        mine.block(lang, tryLearner)
       )
     );
     if (focus) el.querySelector(`[data-setting="${focus}"]`)?.focus();
@@ -202,7 +191,6 @@ export function mount(el, ctx) {
       view.current = { input, result, key: JSON.stringify(input) };
       fill(view.results, resultsView(result));
     }
-    if (view.tryButton) view.tryButton.disabled = !view.current || state.learner?.status === "running";
     renderLearner();
   }
 
@@ -259,53 +247,29 @@ export function mount(el, ctx) {
     );
   }
 
-  async function tryLearner() {
+  function tryLearner() {
     const current = view.current;
-    if (!run || !current) return;
+    if (!current) return;
     const { X, W, nHeads, N, causal } = current.input;
-    state.learner = { key: current.key, status: "running", reference: current.result, N };
-    compute();
-    let learner;
-    try {
-      const outcome = await run([
-        { fn: "shard_attention", args: [W.q, W.k, W.v, W.o, nHeads, N], as: "shards" },
-        { fn: "tp_attention", args: [X, { ref: "shards" }, nHeads, causal] },
-      ]);
-      learner = outcome && outcome.ok
-        ? { status: "done", outcome, comparison: compareLearnerAttention(outcome.results, current.result, N) }
-        : { status: "error", message: outcome?.message ?? String(outcome) };
-    } catch (err) {
-      learner = { status: "error", message: err?.message ?? String(err) };
-    }
-    state.learner = { ...state.learner, ...learner };
-    compute();
+    mine.start(current.key, [
+      { fn: "shard_attention", args: [W.q, W.k, W.v, W.o, nHeads, N], as: "shards" },
+      { fn: "tp_attention", args: [X, { ref: "shards" }, nHeads, causal] },
+    ], { reference: current.result, N });
   }
 
   function renderLearner() {
-    const lang = state.lang;
-    const L = state.learner;
-    const box = view.learnerBox;
-    if (!L) return fill(box);
-    box.dataset.status = L.status;
-    if (L.status === "running") return fill(box, h("p", { class: "tpw-running" }, t(lang, "running")));
-    const stale = !view.current || view.current.key !== L.key
-      ? h("p", { class: "tpw-stale", "data-testid": "learner-stale" }, t(lang, "stale"))
-      : null;
-    const verdict = (ok, text, code) => h("p", { class: `tpw-verdict ${ok ? "is-equal" : "is-different"}`, "data-testid": "learner-verdict", "data-verdict": code },
-      h("span", { class: "tpw-icon", "aria-hidden": "true" }, ok ? "✓" : "✗"), " ", text);
-    if (L.status === "error") return fill(box, verdict(false, t(lang, "failed"), "error"), h("pre", { class: "tpw-message" }, L.message), stale);
-    const cmp = L.comparison;
-    const ok = cmp.verdict === "match";
-    const diff = cmp.got ? Math.max(...cmp.got.flat().map((v, k) => Math.abs(v - L.reference.unsplit.flat()[k]))) : null;
-    fill(
-      box,
-      verdict(ok, t(lang, cmp.verdict === "bad-shape" ? "bad-shape" : ok ? "match" : "mismatch"), cmp.verdict),
-      cmp.got && !ok ? h("p", {}, t(lang, "largest-diff", { diff: formatDiff(diff) })) : null,
-      cmp.got ? matrixView(t(lang, "yours-title"), cmp.got, "learner-out") : null,
-      cmp.shardProblem ? h("p", { class: "tpw-hint", "data-testid": "shard-hint" }, shardHint(cmp.shardProblem, L)) : null,
-      L.outcome.stdout ? h("details", { class: "tpw-stdout" }, h("summary", {}, t(lang, "printed")), h("pre", {}, L.outcome.stdout)) : null,
-      stale
-    );
+    mine.show(state.lang, view.current?.key ?? null, (L) => {
+      const lang = state.lang;
+      const cmp = compareLearnerAttention(L.outcome.results, L.reference, L.N);
+      const ok = cmp.verdict === "match";
+      const diff = cmp.got ? Math.max(...cmp.got.flat().map((v, k) => Math.abs(v - L.reference.unsplit.flat()[k]))) : null;
+      return [
+        verdict(ok, t(lang, cmp.verdict === "bad-shape" ? "bad-shape" : ok ? "match" : "mismatch"), cmp.verdict),
+        cmp.got && !ok ? h("p", {}, t(lang, "largest-diff", { diff: formatDiff(diff) })) : null,
+        cmp.got ? matrixView(t(lang, "yours-title"), cmp.got, "learner-out") : null,
+        cmp.shardProblem ? h("p", { class: "tpw-hint", "data-testid": "shard-hint" }, shardHint(cmp.shardProblem, L)) : null,
+      ];
+    });
   }
 
   function shardHint(problem, L) {

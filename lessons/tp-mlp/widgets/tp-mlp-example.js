@@ -5,6 +5,7 @@
 import { h, fill, sub } from "widget-kit/dom.js";
 import { translator } from "widget-kit/i18n.js";
 import { inputGrid, readGrid, showErrors, entryErrorText, ENTRY_MESSAGES } from "widget-kit/grid.js";
+import { TRY_MINE_MESSAGES, tryMine, verdict } from "widget-kit/try-mine.js";
 import {
   tpMlp, checkMlpShapes, divisors, formatNumber, formatVector, isShownExactly, compareLearner,
 } from "widget-kit/matrix.js";
@@ -26,6 +27,7 @@ const range = (s, e) => (e - s === 1 ? `${s}` : `${s}–${e - 1}`);
 /** The widget's text; exported so the unit tests can check both languages are complete. */
 export const MESSAGES = {
   en: {
+    ...TRY_MINE_MESSAGES.en,
     ...ENTRY_MESSAGES.en,
     title: "The worked example, live",
     intro: "Change any number: every result below is recomputed as you type.",
@@ -52,9 +54,7 @@ export const MESSAGES = {
     equal: "Equal: the all-reduce gives exactly the unsplit result.",
     "not-equal": "Not equal: the largest difference is {diff}.",
     blocked: "Fix the input marked above to see the results.",
-    "try-button": "Try with my code",
     "try-hint": "Runs your shard_mlp and tp_mlp on these numbers, in Python, and shows their result next to the reference.",
-    "try-unavailable": "Your code cannot run on this page.",
     running: "Running your shard_mlp and tp_mlp…",
     reference: "Reference",
     yours: "Your code",
@@ -65,12 +65,10 @@ export const MESSAGES = {
     "shard-pair": "Hint: item {i} of your shard_mlp's list is not a pair (A_i, B_i).",
     "shard-A": "Hint: your A_{i} is not columns {cols} of A.",
     "shard-B": "Hint: your B_{i} is not rows {cols} of B.",
-    failed: "Your code could not run on this example:",
-    stale: "The numbers have changed since this run; press the button again to rerun.",
-    printed: "Printed output",
     "not-numbers": "not a list of numbers",
   },
   pl: {
+    ...TRY_MINE_MESSAGES.pl,
     ...ENTRY_MESSAGES.pl,
     title: "Przykład na żywo",
     intro: "Zmień dowolną liczbę: wszystkie wyniki poniżej liczą się od nowa w trakcie pisania.",
@@ -97,9 +95,7 @@ export const MESSAGES = {
     equal: "Równe: all-reduce daje dokładnie wynik bez podziału.",
     "not-equal": "Różne: największa różnica wynosi {diff}.",
     blocked: "Popraw zaznaczone pole powyżej, aby zobaczyć wyniki.",
-    "try-button": "Sprawdź moim kodem",
     "try-hint": "Uruchamia Twoje shard_mlp i tp_mlp na tych liczbach, w Pythonie, i pokazuje wynik obok wzorcowego.",
-    "try-unavailable": "Na tej stronie nie da się uruchomić Twojego kodu.",
     running: "Uruchamiam Twoje shard_mlp i tp_mlp…",
     reference: "Wzorzec",
     yours: "Twój kod",
@@ -110,9 +106,6 @@ export const MESSAGES = {
     "shard-pair": "Wskazówka: element {i} listy z shard_mlp nie jest parą (A_i, B_i).",
     "shard-A": "Wskazówka: Twoje A_{i} to nie kolumny {cols} macierzy A.",
     "shard-B": "Wskazówka: Twoje B_{i} to nie wiersze {cols} macierzy B.",
-    failed: "Twój kod nie zadziałał na tym przykładzie:",
-    stale: "Liczby zmieniły się od tego uruchomienia; naciśnij przycisk ponownie.",
-    printed: "Wypisany tekst",
     "not-numbers": "coś, co nie jest listą liczb",
   },
 };
@@ -123,7 +116,7 @@ const t = translator(MESSAGES);
 const relation = (values) => (values.every(isShownExactly) ? "=" : "≈");
 
 export function mount(el, ctx) {
-  const run = typeof ctx.runWithLearnerCode === "function" ? ctx.runWithLearnerCode : null;
+  const mine = tryMine({ run: ctx.runWithLearnerCode, t, onChange: () => compute() });
   const state = {
     lang: ctx.lang ?? "en",
     D: DEFAULT_X.length,
@@ -131,7 +124,6 @@ export function mount(el, ctx) {
     N: DEFAULT_N,
     // What the learner typed, as text, so a language switch or a resize keeps it verbatim.
     text: { X: [DEFAULT_X.map(String)], A: DEFAULT_A.map((r) => r.map(String)), B: DEFAULT_B.map((r) => r.map(String)) },
-    learner: null, // {key, status: "running" | "done" | "error", outcome, comparison, reference}
   };
   let view = null;
 
@@ -177,14 +169,11 @@ export function mount(el, ctx) {
     };
     const boxes = { X: box("X", gridX), A: box("A", gridA), B: box("B", gridB) };
 
-    const tryButton = h("button", { type: "button", class: "tpw-button", onclick: tryLearner, disabled: !run }, t(lang, "try-button"));
     view = {
       grids: { X: gridX, A: gridA, B: gridB },
       boxes,
       sizeErrors,
       results: h("div", { class: "tpw-results" }),
-      tryButton,
-      learnerBox: h("div", { class: "tpw-learner-result", "data-testid": "learner-result", "aria-live": "polite" }),
     };
 
     fill(
@@ -198,13 +187,7 @@ export function mount(el, ctx) {
         sizeErrors,
         h("div", { class: "tpw-inputs" }, boxes.X.el, boxes.A.el, boxes.B.el),
         view.results,
-        h(
-          "div",
-          { class: "tpw-learner" },
-          tryButton,
-          h("p", { class: "tpw-hint" }, run ? t(lang, "try-hint") : t(lang, "try-unavailable")),
-          view.learnerBox
-        )
+        mine.block(lang, tryLearner)
       )
     );
     if (focusName) el.querySelector(`select[data-size="${focusName}"]`)?.focus();
@@ -261,7 +244,6 @@ export function mount(el, ctx) {
     const input = readInputs();
     const divides = state.F % state.N === 0;
     paintShards(divides ? state.N : null);
-    view.tryButton.disabled = !run || !input || state.learner?.status === "running";
     if (!input) {
       fill(view.results, h("p", { class: "tpw-blocked", "data-testid": "blocked" }, t(state.lang, "blocked")));
       view.current = null;
@@ -339,70 +321,40 @@ export function mount(el, ctx) {
     ];
   }
 
-  async function tryLearner() {
+  function tryLearner() {
     const current = view.current;
-    if (!run || !current) return;
+    if (!current) return;
     const { X, A, B, N } = current.input;
-    state.learner = { key: current.key, status: "running", reference: current.result };
-    compute();
-    let learner;
-    try {
-      const outcome = await run([
-        { fn: "shard_mlp", args: [A, B, N], as: "shards" },
-        { fn: "tp_mlp", args: [X, { ref: "shards" }] },
-      ]);
-      learner = outcome && outcome.ok
-        ? { status: "done", outcome, comparison: compareLearner(outcome.results, current.result) }
-        : { status: "error", message: outcome?.message ?? String(outcome) };
-    } catch (err) {
-      learner = { status: "error", message: err?.message ?? String(err) };
-    }
-    state.learner = { ...state.learner, ...learner };
-    compute();
+    mine.start(current.key, [
+      { fn: "shard_mlp", args: [A, B, N], as: "shards" },
+      { fn: "tp_mlp", args: [X, { ref: "shards" }] },
+    ], { reference: current.result });
   }
 
   function renderLearner() {
-    const lang = state.lang;
-    const L = state.learner;
-    const box = view.learnerBox;
-    if (!L) return fill(box);
-    box.dataset.status = L.status;
-    if (L.status === "running") return fill(box, h("p", { class: "tpw-running" }, t(lang, "running")));
-    const stale = !view.current || view.current.key !== L.key
-      ? h("p", { class: "tpw-stale", "data-testid": "learner-stale" }, t(lang, "stale"))
-      : null;
-    if (L.status === "error") {
-      return fill(box, h("p", { class: "tpw-verdict is-different", "data-testid": "learner-verdict", "data-verdict": "error" }, h("span", { class: "tpw-icon", "aria-hidden": "true" }, "✗"), " ", t(lang, "failed")), h("pre", { class: "tpw-message" }, L.message), stale);
-    }
-    const { comparison: cmp, outcome } = L;
-    const ref = L.reference;
-    const D = ref.Y.length;
-    const yours = cmp.verdict === "bad-shape"
-      ? t(lang, "bad-shape", { got: cmp.got ? JSON.stringify(outcome.results[1]) : t(lang, "not-numbers"), D })
-      : formatVector(cmp.got);
-    const shardHint = cmp.shardProblem && hintFor(cmp.shardProblem, ref, lang);
-    fill(
-      box,
-      h(
-        "table",
-        { class: "tpw-compare" },
-        h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t(lang, "reference")), h("th", { scope: "col" }, t(lang, "yours")))),
-        h("tbody", {}, h("tr", {},
-          h("td", { "data-testid": "reference-Y", "aria-label": "Y (reference)" }, formatVector(ref.Y)),
-          h("td", { "data-testid": "learner-Y", "aria-label": "Y (your code)" }, yours)
-        ))
-      ),
-      h(
-        "p",
-        { class: `tpw-verdict ${cmp.verdict === "match" ? "is-equal" : "is-different"}`, "data-testid": "learner-verdict", "data-verdict": cmp.verdict },
-        h("span", { class: "tpw-icon", "aria-hidden": "true" }, cmp.verdict === "match" ? "✓" : "✗"),
-        " ",
-        t(lang, cmp.verdict === "match" ? "match" : "mismatch")
-      ),
-      shardHint ? h("p", { class: "tpw-hint" }, shardHint) : null,
-      outcome.stdout ? h("details", { class: "tpw-stdout" }, h("summary", {}, t(lang, "printed")), h("pre", {}, outcome.stdout)) : null,
-      stale
-    );
+    mine.show(state.lang, view.current?.key ?? null, (L) => {
+      const lang = state.lang;
+      const ref = L.reference;
+      const cmp = compareLearner(L.outcome.results, ref);
+      const D = ref.Y.length;
+      const yours = cmp.verdict === "bad-shape"
+        ? t(lang, "bad-shape", { got: cmp.got ? JSON.stringify(L.outcome.results[1]) : t(lang, "not-numbers"), D })
+        : formatVector(cmp.got);
+      const shardHint = cmp.shardProblem && hintFor(cmp.shardProblem, ref, lang);
+      return [
+        h(
+          "table",
+          { class: "tpw-compare" },
+          h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t(lang, "reference")), h("th", { scope: "col" }, t(lang, "yours")))),
+          h("tbody", {}, h("tr", {},
+            h("td", { "data-testid": "reference-Y", "aria-label": "Y (reference)" }, formatVector(ref.Y)),
+            h("td", { "data-testid": "learner-Y", "aria-label": "Y (your code)" }, yours)
+          ))
+        ),
+        verdict(cmp.verdict === "match", t(lang, cmp.verdict === "match" ? "match" : "mismatch"), cmp.verdict),
+        shardHint ? h("p", { class: "tpw-hint" }, shardHint) : null,
+      ];
+    });
   }
 
   function hintFor(problem, ref, lang) {

@@ -7,6 +7,7 @@ import "./vocab-loss.css";
 import { h, fill } from "widget-kit/dom.js";
 import { translator } from "widget-kit/i18n.js";
 import { inputGrid, readGrid, showErrors, entryErrorText, ENTRY_MESSAGES } from "widget-kit/grid.js";
+import { TRY_MINE_MESSAGES, tryMine, verdict } from "widget-kit/try-mine.js";
 import { formatNumber, formatVector } from "widget-kit/matrix.js";
 import { vocabParallelLoss, ownerOf, parseTarget } from "../widget-lib/vocab-loss-math.js";
 
@@ -21,6 +22,7 @@ const LAST_STEP = 4;
 
 export const MESSAGES = {
   en: {
+    ...TRY_MINE_MESSAGES.en,
     ...ENTRY_MESSAGES.en,
     title: "Three all-reduces make the loss",
     intro: "Edit any logit or target; every number below is recomputed as you type. Step through the all-reduces with the buttons.",
@@ -50,7 +52,6 @@ export const MESSAGES = {
     equal: "Equal: the three all-reduces give exactly the full-row loss.",
     "not-equal": "Not equal: off by up to {diff}. Rescaling to the global maximum is what makes the GPUs' sums add up.",
     blocked: "Fix the input marked above to see the results.",
-    "try-button": "Try with my code",
     "try-hint": "Runs your vp_cross_entropy on these slices and targets and compares it with the reference.",
     running: "Running your vp_cross_entropy…",
     yours: "your vp_cross_entropy",
@@ -59,10 +60,10 @@ export const MESSAGES = {
     mismatch: "Mismatch: your vp_cross_entropy gives different losses.",
     "local-max-hint": "Hint: your losses are the ones of the local-max mistake (the switch above): rescale every GPU's sum to the global maximum m before adding them.",
     "bad-shape": "Your vp_cross_entropy returned {got}; expected {T} losses, one per token.",
-    failed: "Your code could not run on this example:",
     stale: "The numbers have changed since this run; press the button again.",
   },
   pl: {
+    ...TRY_MINE_MESSAGES.pl,
     ...ENTRY_MESSAGES.pl,
     title: "Trzy all-reduce dają stratę",
     intro: "Zmień dowolny logit lub cel; wszystkie liczby poniżej liczą się od nowa w trakcie pisania. Przyciskami przejdź przez kolejne all-reduce.",
@@ -92,7 +93,6 @@ export const MESSAGES = {
     equal: "Równe: trzy all-reduce dają dokładnie stratę z pełnego wiersza.",
     "not-equal": "Różne: różnica do {diff}. Dopiero przeskalowanie do globalnego maksimum sprawia, że sumy z GPU można dodać.",
     blocked: "Popraw zaznaczone pole powyżej, aby zobaczyć wyniki.",
-    "try-button": "Sprawdź moim kodem",
     "try-hint": "Uruchamia Twoje vp_cross_entropy na tych kawałkach i celach i porównuje wynik ze wzorcowym.",
     running: "Uruchamiam Twoje vp_cross_entropy…",
     yours: "Twoje vp_cross_entropy",
@@ -101,15 +101,13 @@ export const MESSAGES = {
     mismatch: "Niezgodne: Twoje vp_cross_entropy daje inne straty.",
     "local-max-hint": "Wskazówka: Twoje straty to straty błędu lokalnego maksimum (przełącznik powyżej): przed dodaniem przeskaluj sumę każdego GPU do globalnego maksimum m.",
     "bad-shape": "Twoje vp_cross_entropy zwróciło {got}; oczekiwano {T} strat, po jednej na token.",
-    failed: "Twój kod nie zadziałał na tym przykładzie:",
-    stale: "Liczby zmieniły się od tego uruchomienia; naciśnij przycisk ponownie.",
   },
 };
 
 const t = translator(MESSAGES);
 
 export function mount(el, ctx) {
-  const run = typeof ctx.runWithLearnerCode === "function" ? ctx.runWithLearnerCode : null;
+  const mine = tryMine({ run: ctx.runWithLearnerCode, t, onChange: () => compute() });
   const state = {
     lang: ctx.lang ?? "en",
     n: 2,
@@ -117,7 +115,6 @@ export function mount(el, ctx) {
     step: 1,
     z: DEFAULT_Z.map((row) => row.map(String)),
     targets: DEFAULT_TARGETS.map(String),
-    learner: null, // {key, status, losses | message, reference}
   };
   let view = null;
 
@@ -146,8 +143,6 @@ export function mount(el, ctx) {
       next: stepButton("next", () => setStep(state.step + 1)),
       all: stepButton("all", () => setStep(LAST_STEP)),
       stages: h("div", { class: "vocab-loss-stages" }),
-      tryButton: h("button", { type: "button", class: "tpw-button", onclick: tryLearner }, t(lang, "try-button")),
-      learnerBox: h("div", { class: "tpw-learner-result", "data-testid": "learner-result", "aria-live": "polite" }),
     };
     fill(el, h("section", { class: "tpw vocab-loss", lang },
       h("h3", { class: "tpw-title" }, t(lang, "title")),
@@ -160,7 +155,7 @@ export function mount(el, ctx) {
       view.errors,
       h("div", { class: "vocab-loss-stepper" }, view.back, view.stepLabel, view.next, view.all),
       view.stages,
-      run ? h("div", { class: "tpw-learner" }, view.tryButton, h("p", { class: "tpw-hint" }, t(lang, "try-hint")), view.learnerBox) : null));
+      mine.block(lang, tryLearner)));
     if (focus === "n") nSelect.focus();
     compute();
   }
@@ -198,7 +193,6 @@ export function mount(el, ctx) {
     view.next.disabled = view.all.disabled = state.step === LAST_STEP;
     const input = readInputs();
     view.current = input && { input, key: JSON.stringify([input, state.n]) };
-    view.tryButton.disabled = !input || state.learner?.status === "running";
     if (!input) {
       fill(view.stages, h("p", { class: "tpw-blocked", "data-testid": "blocked" }, t(lang, "blocked")));
       renderLearner();
@@ -242,47 +236,31 @@ export function mount(el, ctx) {
     return out;
   }
 
-  async function tryLearner() {
+  function tryLearner() {
     const current = view.current;
-    if (!run || !current) return;
+    if (!current) return;
     const { z, targets } = current.input;
     const shards = Array.from({ length: state.n }, (_, i) => z.map((row) => row.slice((i * V) / state.n, ((i + 1) * V) / state.n)));
-    state.learner = { key: current.key, status: "running", reference: current.reference, localMax: current.localMax };
-    compute();
-    let result;
-    try {
-      const outcome = await run([{ fn: "vp_cross_entropy", args: [shards, { ints: targets }] }]);
-      result = outcome?.ok ? { status: "done", losses: outcome.results[0] } : { status: "error", message: outcome?.message ?? String(outcome) };
-    } catch (err) {
-      result = { status: "error", message: err?.message ?? String(err) };
-    }
-    state.learner = { ...state.learner, ...result };
-    compute();
+    mine.start(current.key, [{ fn: "vp_cross_entropy", args: [shards, { ints: targets }] }],
+      { reference: current.reference, localMax: current.localMax });
   }
 
   function renderLearner() {
-    const lang = state.lang;
-    const L = state.learner;
-    const box = view.learnerBox;
-    if (!L) return fill(box);
-    box.dataset.status = L.status;
-    if (L.status === "running") return fill(box, h("p", {}, t(lang, "running")));
-    const stale = view.current?.key !== L.key ? h("p", { class: "tpw-stale", "data-testid": "learner-stale" }, t(lang, "stale")) : null;
-    if (L.status === "error") {
-      return fill(box, h("p", { class: "tpw-verdict is-different", "data-testid": "learner-verdict", "data-verdict": "error" }, "✗ ", t(lang, "failed")), h("pre", { class: "tpw-message" }, L.message), stale);
-    }
-    const ref = L.reference;
-    const numbers = Array.isArray(L.losses) && L.losses.length === ref.length && L.losses.every((v) => typeof v === "number");
-    const close = (want) => numbers && L.losses.every((v, k) => Math.abs(v - want[k]) <= 1e-6 * Math.max(1, Math.abs(want[k])));
-    const match = close(ref);
-    fill(box,
-      h("p", { class: "tpw-line" }, h("span", { class: "tpw-label" }, t(lang, "reference")), " ≈ ", h("output", { "data-testid": "reference-loss" }, formatVector(ref))),
-      h("p", { class: "tpw-line" }, h("span", { class: "tpw-label" }, t(lang, "yours")), " ", h("output", { "data-testid": "learner-loss" },
-        numbers ? `≈ ${formatVector(L.losses)}` : t(lang, "bad-shape", { got: JSON.stringify(L.losses), T: ref.length }))),
-      h("p", { class: `tpw-verdict ${match ? "is-equal" : "is-different"}`, "data-testid": "learner-verdict", "data-verdict": match ? "match" : "mismatch" },
-        h("span", { class: "tpw-icon", "aria-hidden": "true" }, match ? "✓" : "✗"), " ", t(lang, match ? "match" : "mismatch")),
-      !match && close(L.localMax) ? h("p", { class: "tpw-hint", "data-testid": "learner-hint" }, t(lang, "local-max-hint")) : null,
-      stale);
+    mine.show(state.lang, view.current?.key ?? null, (L) => {
+      const lang = state.lang;
+      const ref = L.reference;
+      const losses = L.outcome.results[0];
+      const numbers = Array.isArray(losses) && losses.length === ref.length && losses.every((v) => typeof v === "number");
+      const close = (want) => numbers && losses.every((v, k) => Math.abs(v - want[k]) <= 1e-6 * Math.max(1, Math.abs(want[k])));
+      const match = close(ref);
+      return [
+        h("p", { class: "tpw-line" }, h("span", { class: "tpw-label" }, t(lang, "reference")), " ≈ ", h("output", { "data-testid": "reference-loss" }, formatVector(ref))),
+        h("p", { class: "tpw-line" }, h("span", { class: "tpw-label" }, t(lang, "yours")), " ", h("output", { "data-testid": "learner-loss" },
+          numbers ? `≈ ${formatVector(losses)}` : t(lang, "bad-shape", { got: JSON.stringify(losses), T: ref.length }))),
+        verdict(match, t(lang, match ? "match" : "mismatch"), match ? "match" : "mismatch"),
+        !match && close(L.localMax) ? h("p", { class: "tpw-hint", "data-testid": "learner-hint" }, t(lang, "local-max-hint")) : null,
+      ];
+    });
   }
 
   ctx.onLangChange?.((lang) => { state.lang = lang; render(); });
