@@ -9,7 +9,7 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent
 # What the downloaded companion imports; the bundling and the mutation harness are tooling.
-SHIPPED_MODULES = ("__init__.py", "comparing.py", "launch.py", "measure.py", "registry.py", "results.py")
+SHIPPED_MODULES = ("__init__.py", "comparing.py", "launch.py", "measure.py", "models.py", "registry.py", "results.py")
 LIBRARY_TAG = "companion-library"
 NOTEBOOK_NAME = "companion.ipynb"
 ZIP_DATE = (2024, 1, 1, 0, 0, 0)

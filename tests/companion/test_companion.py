@@ -1,6 +1,8 @@
 """Every lesson's companion as a practitioner gets it: the downloaded notebook alone in an empty
 folder runs end to end with every check passing (gloo on CPU here), and the zip's torchrun script
-runs from the unzipped folder."""
+runs from the unzipped folder. The checks at the lesson's own sizes run once, in the notebook; the
+script runs them at the mutation suite's small sizes (companion/mutations.toml), since what it
+adds is the torchrun entry point, its options, its device report and its exit status."""
 
 import json
 import os
@@ -15,7 +17,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from companionkit import bundle
+from companionkit import bundle, mutate
 
 ROOT = Path(__file__).resolve().parents[2]
 LESSONS = sorted(p.parent for p in ROOT.glob("lessons/*/lesson.toml")
@@ -108,8 +110,10 @@ def test_the_zip_holds_a_runnable_script_a_readme_and_the_notebook(downloads, tm
     assert (folder / names["notebook"]).read_bytes() == (out / names["notebook"]).read_bytes()
     env = {**os.environ, "PYTHONPATH": ""}
     report = tmp_path / "report.json"
+    small, _ = mutate.load(lesson / "companion" / "mutations.toml")
+    options = [arg for name, value in small.items() for arg in ("--option", f"{name}={json.dumps(value)}")]
     run = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
-                          names["script"], "--device-report", str(report)],
+                          names["script"], "--device-report", str(report), *options],
                          cwd=folder, env=env, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-4000:]
     assert re.search(r"backend gloo, world size 2", run.stdout), run.stdout[:500]

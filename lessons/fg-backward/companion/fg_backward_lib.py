@@ -14,6 +14,7 @@ import torch.distributed as dist
 import torch.nn.functional as F
 
 from companionkit import Companion, compare, measure
+from companionkit.models import dtensor_mlp
 
 # The lesson's worked example (tp-mlp's): one token X = (1, 2), D = 2, F = 4, 2 GPUs, dY = (1, 1).
 EXAMPLE_X = [[1.0, 2.0]]
@@ -92,30 +93,6 @@ def sgd_step(params, lr):
         for p in params:
             p -= lr * p.grad
             p.grad = None
-
-
-class MLP(torch.nn.Module):
-    """The block as torch modules; nn.Linear stores weight as (out, in), i.e. A.T and B.T."""
-
-    def __init__(self, A, B):
-        super().__init__()
-        self.up = torch.nn.Linear(A.shape[0], A.shape[1], bias=False, dtype=A.dtype)
-        self.down = torch.nn.Linear(B.shape[0], B.shape[1], bias=False, dtype=B.dtype)
-        with torch.no_grad():
-            self.up.weight.copy_(A.T)
-            self.down.weight.copy_(B.T)
-
-    def forward(self, x):
-        return self.down(gelu(self.up(x)))
-
-
-def dtensor_mlp(device, world, A, B):
-    """The block sharded by PyTorch's tensor-parallel API on a 1-D mesh of all ranks."""
-    from torch.distributed.device_mesh import init_device_mesh
-    from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, parallelize_module
-
-    mesh = init_device_mesh(device.type, (world,), mesh_dim_names=("tp",))
-    return parallelize_module(MLP(A, B).to(device), mesh, {"up": ColwiseParallel(), "down": RowwiseParallel()})
 
 
 # ---- what to expect: plain torch on the full tensors -------------------------------------------
@@ -284,7 +261,7 @@ def dtensor(run):
     X, G = randn(T, D, seed=SEED + 2).to(dev), randn(T, D, seed=SEED + 3).to(dev)
     dX, dA, dB = reference_grads(X, A.to(dev), B.to(dev), G)
     cols = block(FF, run.rank, run.world)
-    model = dtensor_mlp(dev, run.world, A, B)
+    model = dtensor_mlp(dev, run.world, A, B, gelu)
     Xt = X.clone().requires_grad_()
     Y, fwd = measure.collectives(lambda: model(Xt))
     _, bwd = measure.collectives(lambda: (Y * G).sum().backward())
@@ -298,7 +275,7 @@ def dtensor(run):
     run.expect("dX", "its dL/dX equals the one-device one", *compare(Xt.grad, dX))
 
     # An input that needs no gradient (the model's first layer, say): f's all-reduce is skipped.
-    model = dtensor_mlp(dev, run.world, A, B)
+    model = dtensor_mlp(dev, run.world, A, B, gelu)
     Y = model(X.clone())
     _, bwd = measure.collectives(lambda: (Y * G).sum().backward())
     run.expect("no-input-grad", "with an input that does not require grad the backward pass has no all-reduce",

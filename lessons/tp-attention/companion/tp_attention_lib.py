@@ -15,6 +15,7 @@ import torch.distributed as dist
 import torch.nn.functional as F
 
 from companionkit import Companion, compare, measure
+from companionkit.models import tensor_parallel
 
 # The lesson's worked example: T = 3, D = 4, 2 heads, Wq = Wk = Wv = I, on 2 GPUs.
 EXAMPLE_X = [[1.0, 0.0, 0.0, 2.0], [0.0, 2.0, 1.0, 0.0], [1.0, 1.0, 1.0, 1.0]]
@@ -128,12 +129,10 @@ class Attention(torch.nn.Module):
 
 def dtensor_attention(device, world, W, d_head):
     """The block sharded by PyTorch's tensor-parallel API, the plan of its TP tutorial."""
-    from torch.distributed.device_mesh import init_device_mesh
-    from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, parallelize_module
+    from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel
 
-    mesh = init_device_mesh(device.type, (world,), mesh_dim_names=("tp",))
     plan = {"wq": ColwiseParallel(), "wk": ColwiseParallel(), "wv": ColwiseParallel(), "wo": RowwiseParallel()}
-    return parallelize_module(Attention(W, d_head).to(device), mesh, plan)
+    return tensor_parallel(Attention(W, d_head), device, world, plan)
 
 
 # ---- what to expect: plain torch on the full tensors, written out (no SDPA) --------------------

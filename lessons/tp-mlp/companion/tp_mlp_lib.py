@@ -16,6 +16,7 @@ import torch.distributed as dist
 import torch.nn.functional as F
 
 from companionkit import Companion, compare, measure
+from companionkit.models import dtensor_mlp
 
 # The lesson's worked example: one token, D = 2, F = 4, split over 2 GPUs.
 EXAMPLE_X = [[1.0, 2.0]]
@@ -115,30 +116,6 @@ def row_shard(x, W, rank, world):
     size = W.shape[0] // world
     rows = slice(rank * size, (rank + 1) * size)
     return x[rows], W[rows]
-
-
-class MLP(torch.nn.Module):
-    """The MLP as torch modules; nn.Linear stores weight as (out, in), i.e. A.T and B.T."""
-
-    def __init__(self, A, B):
-        super().__init__()
-        self.up = torch.nn.Linear(A.shape[0], A.shape[1], bias=False, dtype=A.dtype)
-        self.down = torch.nn.Linear(B.shape[0], B.shape[1], bias=False, dtype=B.dtype)
-        with torch.no_grad():
-            self.up.weight.copy_(A.T)
-            self.down.weight.copy_(B.T)
-
-    def forward(self, x):
-        return self.down(gelu(self.up(x)))
-
-
-def dtensor_mlp(device, world, A, B):
-    """The MLP sharded by PyTorch's tensor-parallel API on a 1-D mesh of all ranks."""
-    from torch.distributed.device_mesh import init_device_mesh
-    from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, parallelize_module
-
-    mesh = init_device_mesh(device.type, (world,), mesh_dim_names=("tp",))
-    return parallelize_module(MLP(A, B).to(device), mesh, {"up": ColwiseParallel(), "down": RowwiseParallel()})
 
 
 # ---- what to expect: plain torch on the full tensors -------------------------------------------
@@ -330,7 +307,7 @@ def dtensor(run):
     X, G = inputs(T, D).to(dev), inputs(T, D, seed=SEED + 2).to(dev)
     dX, dA, dB = reference_grads(X, A.to(dev), B.to(dev), G)
     cols = block(FF, run.rank, run.world)
-    model = dtensor_mlp(dev, run.world, A, B)
+    model = dtensor_mlp(dev, run.world, A, B, gelu)
     Xt = X.clone().requires_grad_()
     Y = model(Xt)
     (Y * G).sum().backward()
@@ -406,7 +383,7 @@ def comm(run):
              f"shard: communication does not shrink with N the way compute does")
 
     Xd = inputs(T, D).to(dev).requires_grad_()
-    model = dtensor_mlp(dev, n, *full_weights(D, FF))
+    model = dtensor_mlp(dev, n, *full_weights(D, FF), gelu)
     Yd, dfwd = measure.collectives(lambda: model(Xd))
     _, dbwd = measure.collectives(lambda: Yd.sum().backward())
     run.expect("dtensor-counts", "CommDebugMode on the DTensor model: one all-reduce forward, one backward",
