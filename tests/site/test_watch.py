@@ -33,28 +33,27 @@ def watcher(tmp_path):
 
 def test_a_saved_change_reloads_the_open_page_and_errors_show_located(watcher, browser):
     md = watcher.lessons / "demo-lesson" / "lesson.md"
-    if True:  # the session's browser (tests/conftest.py)
-        page = browser.new_page()
-        page.goto(watcher.url + "lessons/demo-lesson/index.html")
-        page.wait_for_selector("h1")
-        assert page.locator("h1").first.inner_text() == "A new lesson"
+    page = browser.new_page()  # the session's browser (tests/conftest.py)
+    page.goto(watcher.url + "lessons/demo-lesson/index.html")
+    page.wait_for_selector("h1")
+    assert page.locator("h1").first.inner_text() == "A new lesson"
 
-        md.write_text(md.read_text().replace("# A new lesson", "# Edited while watching"))
-        watcher.wait_for("rebuilt in")
-        assert any("checking " in line and "demo-lesson" in line for line in watcher.lines[-6:])
-        page.wait_for_function("() => document.querySelector('h1').innerText === 'Edited while watching'",
-                               timeout=30_000)
+    md.write_text(md.read_text().replace("# A new lesson", "# Edited while watching"))
+    watcher.wait_for("rebuilt in")
+    assert any("checking " in line and "demo-lesson" in line for line in watcher.lines[-6:])
+    page.wait_for_function("() => document.querySelector('h1').innerText === 'Edited while watching'",
+                           timeout=30_000)
 
-        md.write_text(md.read_text().replace("$y = 2x$", "$\\frac{1}$"))
-        failed = watcher.wait_for("demo-lesson/lesson.md:")
-        assert ": math does not typeset" in failed
-        overlay = page.locator("#live-build-errors")
-        overlay.wait_for(timeout=30_000)
-        assert re.search(r"demo-lesson/lesson\.md:3: math does not typeset", overlay.inner_text())
-        assert page.locator("h1").first.inner_text() == "Edited while watching"  # the last good page
+    md.write_text(md.read_text().replace("$y = 2x$", "$\\frac{1}$"))
+    failed = watcher.wait_for("demo-lesson/lesson.md:")
+    assert ": math does not typeset" in failed
+    overlay = page.locator("#live-build-errors")
+    overlay.wait_for(timeout=30_000)
+    assert re.search(r"demo-lesson/lesson\.md:3: math does not typeset", overlay.inner_text())
+    assert page.locator("h1").first.inner_text() == "Edited while watching"  # the last good page
 
-        md.write_text(md.read_text().replace("$\\frac{1}$", "$y = 2x$"))
-        watcher.wait_for("rebuilt in")
-        page.wait_for_selector("#live-build-errors", state="detached", timeout=30_000)
-        assert page.locator("h1").first.inner_text() == "Edited while watching"
-        page.close()
+    md.write_text(md.read_text().replace("$\\frac{1}$", "$y = 2x$"))
+    watcher.wait_for("rebuilt in")
+    page.wait_for_selector("#live-build-errors", state="detached", timeout=30_000)
+    assert page.locator("h1").first.inner_text() == "Edited while watching"
+    page.close()
