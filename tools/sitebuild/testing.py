@@ -1,8 +1,10 @@
 """What the test suites share: the built site (tests/site, tests/browser and tests/lessons build
-it once per pytest session into pytest's temporary folder instead of each building its own), and
+it once per pytest session into pytest's temporary folder instead of each building its own; the
+same for a site of other lessons, such as tests/fixtures/lessons), and
 a driver for `build.py serve --watch` (tests/site/test_watch.py, bench/watch_bench.py)."""
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import subprocess
@@ -21,14 +23,18 @@ def build_site(out: Path, lessons: Path | None = None) -> subprocess.CompletedPr
     return subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
 
 
-def shared_site(tmp_path_factory) -> Path:
-    """dist/ built once per session from the repository's lessons, or the already-built site in
-    $TP_SITE_DIST (to test a given build, e.g. the one about to be published)."""
-    if os.environ.get("TP_SITE_DIST"):
+def shared_site(tmp_path_factory, lessons: Path | None = None) -> Path:
+    """dist/ built once per session from `lessons` (default: the repository's lessons/), so that
+    every suite testing the same site reuses one build; for the repository's lessons, the
+    already-built site in $TP_SITE_DIST if set (to test a given build, e.g. the one about to be
+    published)."""
+    if lessons is None and os.environ.get("TP_SITE_DIST"):
         return Path(os.environ["TP_SITE_DIST"]).resolve()
-    out = tmp_path_factory.getbasetemp() / "shared-site" / "dist"
+    folder = "shared-site" if lessons is None else \
+        "shared-site-" + hashlib.sha256(str(Path(lessons).resolve()).encode()).hexdigest()[:12]
+    out = tmp_path_factory.getbasetemp() / folder / "dist"
     if not (out / "index.html").is_file():
-        proc = build_site(out)
+        proc = build_site(out, lessons)
         if proc.returncode != 0:
             raise RuntimeError(f"build.py failed:\n{proc.stdout}\n{proc.stderr}")
     return out
