@@ -128,6 +128,14 @@ class Learner:
             self.loaded = False
             raise LearnerError(unreadable_message())
         kind = response["kind"]
+        # What learner code printed (host-made answers may carry what came before them).
+        text, cut = response.get("stdout", ""), response.get("stdout_truncated", False)
+        if type(text) is not str or type(cut) is not bool:
+            self.loaded = False
+            raise LearnerError(unreadable_message())
+        self.out.write(text)
+        if cut:
+            self.out.truncated = True
         if kind in ("timeout", "crashed", "stopped"):
             self.loaded = False
         if kind == "timeout":
@@ -136,13 +144,6 @@ class Learner:
             raise KeyboardInterrupt
         if kind == "crashed":
             raise LearnerError(crash_message(response.get("how"), response.get("signal")))
-        text, cut = response.get("stdout", ""), response.get("stdout_truncated", False)
-        if type(text) is not str or type(cut) is not bool:
-            self.loaded = False
-            raise LearnerError(unreadable_message())
-        self.out.write(text)
-        if cut:
-            self.out.truncated = True
         return response
 
     def warm(self) -> None:

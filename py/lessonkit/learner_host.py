@@ -55,6 +55,10 @@ class Host:
 
     def __init__(self, in_process: bool = False):
         self.in_process = in_process
+        # Where learner output goes as it is written, `stream(seq, text)` (the command line's
+        # child: so that what was printed before a time limit killed it is not lost); else it
+        # travels in the response.
+        self.stream = None
         self.lesson: Lesson | None = None
         self.module = None
         self._run: ExitStack | None = None
@@ -90,7 +94,7 @@ class Host:
         run.enter_context(learner.stack_headroom(lesson.limits.recursion))
         self._run = run
         module, problem, fatal = None, None, False
-        with self._output() as out:
+        with self._output(message) as out:
             try:
                 code = learner.compile_source(message["source"])
                 module = learner.new_module(code)
@@ -130,7 +134,7 @@ class Host:
             value = fn(*args)
             return plain(value, dtypes), as_left(tuple(args)), params(fn, len(args))
 
-        with self._output() as out:
+        with self._output(message) as out:
             try:
                 got, after, names = learner.run_learner(learner_side, name)
             except TimedOutBefore as exc:  # `name` itself, or a learner function it calls
@@ -158,19 +162,34 @@ class Host:
         return {"seq": message.get("seq"), "kind": "ran", "result": result}
 
     # --- output -------------------------------------------------------------------------
-    def _output(self):
+    def _output(self, request: dict):
         """What learner code writes during one request, capped (in split mode); in-process
         it goes to the grader's own buffer, which is already in place."""
         if self.in_process:
             return nullcontext(None)
         limits = self.lesson.limits
-        return _captured(CappedOutput(limits.output_lines, limits.output_bytes))
+        out = _Streamed(limits.output_lines, limits.output_bytes)
+        if self.stream is not None:
+            out.send = lambda text: self.stream(request.get("seq"), text)
+        return _captured(out)
 
-    @staticmethod
-    def _answer(request: dict, out, **fields) -> dict:
+    def _answer(self, request: dict, out, **fields) -> dict:
+        sent = out is None or self.stream is not None
         return {"seq": request.get("seq"), **fields,
-                "stdout": out.kept() if out is not None else "",
+                "stdout": "" if sent else out.kept(),
                 "stdout_truncated": bool(out is not None and out.truncated)}
+
+
+class _Streamed(CappedOutput):
+    """A capped buffer that also hands each piece it keeps to `send` (when set)."""
+    send = None
+
+    def write(self, s) -> int:
+        count = len(self._parts)
+        written = super().write(s)
+        if self.send is not None and len(self._parts) > count:
+            self.send(self._parts[-1])
+        return written
 
 
 @contextmanager
@@ -329,7 +348,13 @@ def serve(fd_in: int, fd_out: int, memory_mb: int | None = None) -> None:
     """Answer requests from `fd_in` on `fd_out`, one JSON line each, until `fd_in` closes."""
     _limit_memory(memory_mb)
     sys.stdin = io.StringIO("")
-    os.write(fd_out, b'{"kind": "ready"}\n')  # booted: requests are answered at once now
+    def send(message: dict) -> None:
+        data = (json.dumps(message, allow_nan=False) + "\n").encode()
+        while data:
+            data = data[os.write(fd_out, data):]
+
+    _host.stream = lambda seq, text: send({"seq": seq, "kind": "output", "text": text})
+    send({"kind": "ready"})  # booted: requests are answered at once now
     reader = os.fdopen(fd_in, "rb", buffering=0)
     pending = b""
     while True:
@@ -348,9 +373,7 @@ def serve(fd_in: int, fd_out: int, memory_mb: int | None = None) -> None:
                             "message": _("The grader's learner side failed ({error}); this "
                                          "is a bug in the grader, not in your code.",
                                          error=type(exc).__name__)}
-            data = (json.dumps(response, allow_nan=False) + "\n").encode()
-            while data:
-                data = data[os.write(fd_out, data):]
+            send(response)
     # Leave at once: no atexit handlers or finalizers from learner code run after this.
     os._exit(0)
 

@@ -152,27 +152,38 @@ class LearnerProcess:
             return {"seq": seq, "kind": "crashed", "how": "exit"}
         deadline = None if time_limit_s is None else (
             time.perf_counter() + time_limit_s + PROTOCOL["grace_s"])
-        try:
-            line = self._exchange((json.dumps(message, allow_nan=False) + "\n").encode(),
-                                  deadline)
-        except BaseException:
-            # A time limit or Stop in the grader while the child works: its state is unknown.
-            self._end()
-            raise
-        if line is None:  # the time ran out
-            self._replace()
-            return {"seq": seq, "kind": "timeout"}
-        if isinstance(line, int):  # the child ended: its exit status
-            self._replace()
-            return {"seq": seq, **_crash(line)}
-        try:
-            response = json.loads(line)
-        except ValueError:
-            response = None
-        if type(response) is not dict or response.get("seq") != seq:
-            self._replace()  # it wrote something else on the channel: it cannot be trusted
-            return {"seq": seq, "kind": "crashed", "how": "garbled"}
-        return response
+        data = (json.dumps(message, allow_nan=False) + "\n").encode()
+        printed = []  # learner output, sent as it was written ({"kind": "output"} lines)
+        while True:
+            try:
+                line = self._exchange(data, deadline)
+            except BaseException:
+                # A time limit or Stop in the grader while the child works: its state is
+                # unknown. What it printed until then is kept.
+                self._end()
+                self.raw.write("".join(printed))
+                raise
+            data = b""
+            if line is None:  # the time ran out
+                self._replace()
+                return {"seq": seq, "kind": "timeout", "stdout": "".join(printed)}
+            if isinstance(line, int):  # the child ended: its exit status
+                self._replace()
+                return {"seq": seq, **_crash(line), "stdout": "".join(printed)}
+            try:
+                response = json.loads(line)
+            except ValueError:
+                response = None
+            if type(response) is not dict or response.get("seq") != seq:
+                self._replace()  # something else on the channel: it cannot be trusted
+                return {"seq": seq, "kind": "crashed", "how": "garbled",
+                        "stdout": "".join(printed)}
+            if response.get("kind") == "output" and type(response.get("text")) is str:
+                printed.append(response["text"])
+                continue
+            if type(response.get("stdout", "")) is str:
+                response["stdout"] = "".join(printed) + response.get("stdout", "")
+            return response
 
     def _replace(self) -> None:
         """End this child and start the next at once: it boots while the grader goes on."""
@@ -183,6 +194,11 @@ class LearnerProcess:
         """Send `data`; return the response line, None at `deadline`, or the exit status of
         a child that ended."""
         proc = self.proc
+        waiting = b"".join(self.pending)
+        if b"\n" in waiting:  # a line that came with the previous one
+            line, _, rest = waiting.partition(b"\n")
+            self.pending = [rest]
+            return line
         with selectors.DefaultSelector() as sel:
             sel.register(self.receive, selectors.EVENT_READ, "channel")
             sel.register(proc.stdout, selectors.EVENT_READ, "out")

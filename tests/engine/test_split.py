@@ -100,13 +100,14 @@ def test_a_hostile_class_never_exists_in_the_grader(toy):
 
 
 LOOPS_FOR_MINUS_TWO = TOY_REFERENCE.replace(
-    "def double(x):\n", "def double(x):\n    while float(np.asarray(x).sum()) < 0:\n"
-                        "        pass\n")
+    "def double(x):\n", "def double(x):\n    print('double of', float(np.asarray(x).sum()))\n"
+                        "    while float(np.asarray(x).sum()) < 0:\n        pass\n")
 
 
 def test_a_timeout_is_the_running_checks_and_the_others_keep_their_verdicts(tmp_path):
     """double loops only for the check with negative input: that check times out (the child
-    is killed and replaced), the checks before and after it keep their own verdicts."""
+    is killed and replaced), the checks before and after it keep their own verdicts, and what
+    it printed before it was killed is in the output."""
     checks = '''\
 import numpy as np
 import pytest
@@ -131,6 +132,8 @@ def test_halve(solution):
         "test_toy::test_double[minus two]": "timeout", "test_toy::test_double[three]": "timeout",
         "test_toy::test_halve": "passed"}
     assert "still running after" in report.check("test_toy::test_double[minus two]").message
+    # What it printed before the child was killed is kept.
+    assert "double of -2.0" in report.stdout
     assert "Skipped: double ran out of time above, in \u201cdouble doubles (minus two)\u201d" \
         in report.check("test_toy::test_double[three]").message
 
