@@ -1,6 +1,10 @@
 """What every suite shares: one Chromium through one Playwright for the whole pytest session.
 Playwright's sync API allows one instance per thread at a time, so suites that each started
-their own (tests/browser, tests/lessons, tests/site) could not run in one `./dev test`."""
+their own (tests/browser, tests/lessons, tests/site) could not run in one `./dev test`.
+
+A browser test module whose behaviour does not depend on cross-origin isolation sets
+`ISOLATION_MODES = ["isolated"]`: its tests then run in that mode only, not once per mode of
+tests/browser/conftest.py's `isolation` fixture (and share that mode's server and context)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -10,6 +14,15 @@ import pytest
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_generate_tests(metafunc):
+    # As a mark, read by pytest's own hooks that run after this one: a parametrize mark takes
+    # precedence over the fixture's params.
+    modes = getattr(metafunc.module, "ISOLATION_MODES", None)
+    if modes is not None and "isolation" in metafunc.fixturenames:
+        metafunc.definition.add_marker(pytest.mark.parametrize("isolation", modes, indirect=True))
 
 
 @pytest.fixture(scope="session")

@@ -27,10 +27,7 @@ REFERENCE = (TP_MLP / "reference.py").read_text()
 STARTER = (TP_MLP / "starter.py").read_text()
 
 
-@pytest.fixture(autouse=True)
-def isolated_only(isolation):
-    if isolation != "isolated":
-        pytest.skip("the course shell does not depend on isolation")
+ISOLATION_MODES = ["isolated"]  # tests/conftest.py
 
 
 @pytest.fixture

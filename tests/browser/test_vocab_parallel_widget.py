@@ -9,7 +9,10 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
+# The widget and its "try with my code" do not depend on cross-origin isolation (the hosting and
+# hardening suites test both modes): one mode, the isolated one.
 pytestmark = pytest.mark.browser
+ISOLATION_MODES = ["isolated"]  # tests/conftest.py
 
 LESSON = Path(__file__).resolve().parents[2] / "lessons" / "vocab-parallel"
 

@@ -13,7 +13,10 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
+# What the widgets show and "try with my code" do not depend on cross-origin isolation (the hosting
+# and hardening suites test both modes): one mode, the isolated one.
 pytestmark = pytest.mark.browser
+ISOLATION_MODES = ["isolated"]  # tests/conftest.py
 
 ROOT = Path(__file__).resolve().parents[2]
 LESSON = ROOT / "lessons" / "tp-mlp"
