@@ -3,10 +3,14 @@
 # expect test_*::test_input*_unchanged: passed
 # expect *: failed
 # stdout ~ [grader] While loading, your file changed
-import _pytest.python
 import numpy as np
 
 import lessonkit.checking
+
+try:
+    import _pytest.python
+except ImportError:  # no pytest where this runs (the isolated page's learner worker)
+    _pytest = None
 
 
 def nothing(*args, **kwargs):
@@ -16,7 +20,8 @@ def nothing(*args, **kwargs):
 lessonkit.checking.expect_close.__code__ = nothing.__code__
 lessonkit.checking.expect_unchanged.__code__ = nothing.__code__
 lessonkit.checking.as_array.__code__ = nothing.__code__
-_pytest.python.pytest_pyfunc_call.__code__ = nothing.__code__
+if _pytest is not None:
+    _pytest.python.pytest_pyfunc_call.__code__ = nothing.__code__
 
 
 def gelu(x):
