@@ -7,17 +7,9 @@ from __future__ import annotations
 import json
 
 from .channel import Callback
-from .lesson import load_lesson
+from .learner_host import loaded_lesson
 from .playground import run_calls
 from .runner import grade
-
-_lessons: dict = {}
-
-
-def _lesson(lesson_dir: str):
-    if lesson_dir not in _lessons:
-        _lessons[lesson_dir] = load_lesson(lesson_dir)
-    return _lessons[lesson_dir]
 
 
 def prepare(lesson_dir: str, warm_up: bool = True) -> str:
@@ -28,7 +20,7 @@ def prepare(lesson_dir: str, warm_up: bool = True) -> str:
     import numpy  # noqa: F401  (imported for its side effect: loaded and warm)
     import pytest  # noqa: F401
 
-    lesson = _lesson(lesson_dir)
+    lesson = loaded_lesson(lesson_dir)
     if warm_up:
         grade(lesson, lesson.starter)
     return json.dumps({
@@ -51,7 +43,7 @@ def grade_json(lesson_dir: str, source: str, timed_out_json: str = "[]", on_even
     learner worker); without it, learner code runs in this interpreter."""
     emit = None if on_event is None else (lambda event: on_event(json.dumps(event)))
     channel = None if learner_call is None else Callback(learner_call)
-    report = grade(_lesson(lesson_dir), source, learner=channel, on_event=emit,
+    report = grade(loaded_lesson(lesson_dir), source, learner=channel, on_event=emit,
                    timed_out=json.loads(timed_out_json or "[]"),
                    crashed=json.loads(crashed_json or "[]"), time_used_s=time_used_s,
                    lang=lang)
@@ -60,4 +52,4 @@ def grade_json(lesson_dir: str, source: str, timed_out_json: str = "[]", on_even
 
 def run_calls_json(lesson_dir: str, source: str, calls_json: str) -> str:
     """`playground.run_calls` with JSON in and out."""
-    return json.dumps(run_calls(_lesson(lesson_dir), source, json.loads(calls_json)))
+    return json.dumps(run_calls(loaded_lesson(lesson_dir), source, json.loads(calls_json)))

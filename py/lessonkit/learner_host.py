@@ -83,7 +83,7 @@ class Host:
     # --- load ---------------------------------------------------------------------------
     def _load(self, message: dict) -> dict:
         self.close()
-        lesson = _lesson(message["lesson_dir"])
+        lesson = loaded_lesson(message["lesson_dir"])
         self.lesson = lesson
         run = ExitStack()
         if not self.in_process:
@@ -157,7 +157,7 @@ class Host:
     def _run_calls(self, message: dict) -> dict:
         from .playground import run_calls  # the page's helper; grading never needs it
         self.close()
-        result = run_calls(_lesson(message["lesson_dir"]), message["source"],
+        result = run_calls(loaded_lesson(message["lesson_dir"]), message["source"],
                            message["calls"])
         return {"seq": message.get("seq"), "kind": "ran", "result": result}
 
@@ -312,7 +312,10 @@ def params(fn, count: int) -> tuple:
 _lessons: dict = {}
 
 
-def _lesson(lesson_dir: str) -> Lesson:
+def loaded_lesson(lesson_dir: str) -> Lesson:
+    """The lesson at `lesson_dir`, read once per interpreter: every request names its folder.
+    The browser's entry points (`lessonkit.browser`) use it too, so a page without isolation,
+    whose grader and learner side share one interpreter, reads it once."""
     if lesson_dir not in _lessons:
         _lessons[lesson_dir] = load_lesson(lesson_dir)
     return _lessons[lesson_dir]
@@ -334,7 +337,7 @@ def handle_json(request_json: str) -> str:
 def prepare(lesson_dir: str) -> str:
     """Warm up this side without running learner code: numpy imported, the lesson and its
     message catalogs read, the guard's first record made. Returns the lesson's id as JSON."""
-    lesson = _lesson(lesson_dir)
+    lesson = loaded_lesson(lesson_dir)
     for lang in lesson.languages:
         i18n.catalog(lang, lesson.path)
     with guard.session(None):
