@@ -421,6 +421,10 @@ class _Plugin:
 
 
 def _raised_in_learner_code(exc: BaseException) -> bool:
+    """Whether `exc` was raised in solution.py's own code although it reached the check
+    itself, not through a call. Only with learner code in this interpreter (`InProcess`):
+    a signal handler it installed (the guard puts back only SIGALRM's and SIGINT's) can fire
+    in the check's frames. In split mode no solution.py frame exists on the grader's side."""
     tb = exc.__traceback__
     last = None
     while tb is not None:

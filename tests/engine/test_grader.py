@@ -1,5 +1,6 @@
 """The grader: report fields, every status, learner-facing messages, isolation."""
 import json
+import signal
 import sys
 
 import pytest
@@ -269,6 +270,48 @@ def test_broken_check_is_reported_as_the_lessons_fault(tmp_path):
     check = report.check("test_toy::test_broken")
     assert check.status == "error"
     assert "This check broke (a bug in the lesson, not in your code)" in check.message
+    assert statuses(report)["test_toy::test_double"] == "passed"
+
+
+def test_learner_code_raising_in_a_checks_own_frames_is_the_learners_error(tmp_path):
+    """In one interpreter, learner code can still run outside a call: here a signal handler
+    it installed (the guard puts back only SIGALRM's and SIGINT's) fires while the check
+    itself works. What it raises there is reported as the learner's error, not the lesson's."""
+    folder = make_lesson(tmp_path, checks={"test_toy.py": TOY_CHECKS + dedent('''
+        import time
+
+
+        def test_busy(solution):
+            """a check that works after its call"""
+            call(solution, "double", 7.0)
+            start = time.process_time()
+            while time.process_time() - start < 0.3:
+                pass
+        ''')})
+    source = TOY_REFERENCE.replace("def double(x):\n", dedent('''
+        def double(x):
+            if np.ndim(x) == 0:  # test_busy's call: the timer rings in the check
+                signal.setitimer(signal.ITIMER_VIRTUAL, 0.05)
+        ''')) + dedent('''
+        import signal
+
+
+        def ring(*args):
+            raise ValueError("rung")
+
+
+        signal.signal(signal.SIGVTALRM, ring)
+        ''')
+    before = signal.getsignal(signal.SIGVTALRM)
+    try:
+        report = grade(load_lesson(folder), source)
+    finally:
+        signal.setitimer(signal.ITIMER_VIRTUAL, 0)
+        signal.signal(signal.SIGVTALRM, before)
+    check = report.check("test_toy::test_busy")
+    assert check.status == "error", check
+    assert "your code raised ValueError at line" in check.message and "rung" in check.message
+    assert "bug in the lesson" not in check.message
     assert statuses(report)["test_toy::test_double"] == "passed"
 
 
