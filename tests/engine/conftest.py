@@ -139,9 +139,14 @@ def tp_mlp():
 
 @pytest.fixture
 def lesson_copy(tmp_path):
-    """A copy of the real tp-mlp lesson that a test may break."""
+    """A copy of the real tp-mlp lesson that a test may break, with one wrong solution
+    (wrong/relu.py) of its sixteen: `lessonkit check` grades each, and the other fifteen are
+    tested in tests/lessons."""
     target = tmp_path / "tp-mlp"
-    shutil.copytree(TP_MLP, target, ignore=shutil.ignore_patterns("__pycache__", "companion*"))
+    shutil.copytree(TP_MLP, target,
+                    ignore=shutil.ignore_patterns("__pycache__", "companion*", "wrong"))
+    (target / "wrong").mkdir()
+    shutil.copy(TP_MLP / "wrong" / "relu.py", target / "wrong" / "relu.py")
     return target
 
 

@@ -3,7 +3,6 @@ header names, and the tolerances accept float32 and reject float16 / the erf GeL
 import pytest
 
 from lessonkit import grade
-from lessonkit.cli import check_lesson
 
 from conftest import TP_MLP
 
@@ -78,10 +77,6 @@ def test_worked_example_numbers_in_the_message(tp_mlp):
     message = report.check("test_tp_mlp::test_worked_example").message
     assert "expected: [1.682384, 2.79579 ]" in message
     assert "[[0.841192, 1.954598], [0.841192, 0.841192]]" in message
-
-
-def test_lesson_check_finds_no_problem():
-    assert check_lesson(TP_MLP) == []
 
 
 def test_row_slices_of_any_size_are_named_as_a_row_split(tp_mlp):
