@@ -57,11 +57,7 @@ def test_pyodide_gives_the_same_verdicts_and_answers_as_cpython(lesson_dir, cpyt
     assert comparable(got["calls"]) == comparable(expected["calls"])
 
 
-def test_pyodide_gives_the_same_messages_as_cpython(lesson_dir, cpython_results, pyodide_results, request):
-    if lesson_dir.name == "vocab-parallel":
-        request.applymarker(pytest.mark.xfail(strict=True, reason=(
-            "open: in Pyodide the hint of test_lookup's first mistake (embedding_no_mask with "
-            "np.take(..., mode='clip')) does not match, so learners in the browser miss it")))
+def test_pyodide_gives_the_same_messages_as_cpython(lesson_dir, cpython_results, pyodide_results):
     expected = cpython_results(lesson_dir)["reports"]
     got = pyodide_results[lesson_dir.name]["reports"]
     for name, report in expected.items():

@@ -26,12 +26,20 @@ def embedding(ids, shards):
     return np.concatenate(f64(shards))[np.asarray(ids)]
 
 
+def out_of_shard(rows, size, mode):
+    """Row indices moved into 0..size-1 as the learner's indexing did: clipped to the shard's
+    edge (mode="clip") or wrapped around it (mode="wrap"). Not np.take(mode=...): it casts its
+    indices to np.intp "safely", and where np.intp is int32 (Pyodide, wasm32) it refuses the
+    int64 ids that rng.integers draws with a TypeError, which drops the hint in the browser."""
+    return np.clip(rows, 0, size - 1) if mode == "clip" else rows % size
+
+
 def embedding_no_mask(ids, shards, mode):
     """Every GPU looks up id - start without masking the ids it does not own; numpy clips
     or wraps the out-of-range ones instead of failing."""
     ids, shards = np.asarray(ids), f64(shards)
     size = len(shards[0])
-    return sum(np.take(s, ids - r * size, axis=0, mode=mode) for r, s in enumerate(shards))
+    return sum(s[out_of_shard(ids - r * size, size, mode)] for r, s in enumerate(shards))
 
 
 def embedding_global_index(ids, shards):
@@ -41,7 +49,7 @@ def embedding_global_index(ids, shards):
     out = 0.0
     for r, s in enumerate(shards):
         owned = (ids >= r * size) & (ids < (r + 1) * size)
-        out = out + np.where(owned[:, None], np.take(s, ids, axis=0, mode="clip"), 0.0)
+        out = out + np.where(owned[:, None], s[out_of_shard(ids, size, "clip")], 0.0)
     return out
 
 
