@@ -15,11 +15,14 @@ Figures, medians over --runs:
   first run  Run pressed right after "ready" -> result (ready means ready: no slower than later)
   later run  a second Run -> result
   MB         bytes the server sent for the visit (compressed bytes where it sent .br)
+  RSS MB     the resident memory of the browser's renderer processes once the page is ready and
+             has graded twice (its Python workers live there: isolated, a grader, a learner and
+             a spare learner; plain, the worker that graded last and a spare), from /proc
 then ratios to the bare page and the goals of issue 16:
   cold ready <= 0.7x bare cold, warm ready <= 0.6x bare warm, reference graded <= 150 ms,
   first run after ready no slower than a later one, cold bytes <= 0.55x bare cold.
 
-  .venv/bin/python bench/site_bench.py [--runs 3] [--no-build]
+  .venv/bin/python bench/site_bench.py [--runs 3] [--no-build] [--dist DIR]
 The machine's load moves absolute times; read the ratios, measured interleaved in one run.
 """
 from __future__ import annotations
@@ -112,6 +115,35 @@ def make_bare_root() -> Path:
     return root
 
 
+def renderer_rss_mb(profile: str) -> float:
+    """Resident memory of the renderer processes of the Chromium using `profile` (/proc, Linux)."""
+    parents, cmdlines = {}, {}
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            parents[proc.name] = (proc / "stat").read_text().rsplit(")", 1)[1].split()[1]
+            cmdlines[proc.name] = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+    roots = {pid for pid, cmd in cmdlines.items() if f"--user-data-dir={profile}" in cmd and "--type=" not in cmd}
+
+    def under_root(pid):
+        while pid in parents and pid not in roots:
+            pid = parents[pid]
+        return pid in roots
+
+    total = 0
+    for pid, cmd in cmdlines.items():
+        if "--type=renderer" in cmd and under_root(pid):
+            try:
+                status = Path(f"/proc/{pid}/status").read_text()
+            except OSError:
+                continue
+            total += int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmRSS:")))
+    return total / 1024
+
+
 def wait_result(page) -> float:
     page.wait_for_function("window.__resultAt", timeout=TIMEOUT_MS)
     state = page.evaluate("window.__resultState")
@@ -127,7 +159,7 @@ def timed_run(page) -> float:
     return wait_result(page) - started
 
 
-def lesson_visit(context, url: str, reference: str, server, run_at_once: bool) -> dict:
+def lesson_visit(context, url: str, reference: str, server, run_at_once: bool, profile: str) -> dict:
     """One visit: with `run_at_once`, Run is pressed on arrival (result); otherwise right after
     ready (first run). Then one later Run."""
     page = context.new_page()
@@ -148,6 +180,8 @@ def lesson_visit(context, url: str, reference: str, server, run_at_once: bool) -
         row["first run"] = timed_run(page)
     row["later run"] = timed_run(page)
     row["isolated"] = page.evaluate("crossOriginIsolated")
+    time.sleep(3.0)  # the spare worker started after the runs gets ready
+    row["rss"] = renderer_rss_mb(profile)
     # The cold visit installs the service worker: let it finish, so the warm visit gets it.
     page.evaluate("navigator.serviceWorker && navigator.serviceWorker.ready.then(() => true)")
     time.sleep(1.0)
@@ -156,13 +190,14 @@ def lesson_visit(context, url: str, reference: str, server, run_at_once: bool) -
     return row
 
 
-def bare_visit(context, url: str, server) -> dict:
+def bare_visit(context, url: str, server, profile: str) -> dict:
     page = context.new_page()
     before = server.sent_bytes
     page.goto(url)
     page.wait_for_function("window.__readyAt", timeout=TIMEOUT_MS)
     row = {"ready": page.evaluate("window.__readyAt")}
     time.sleep(0.5)
+    row["rss"] = renderer_rss_mb(profile)
     row["bytes"] = server.sent_bytes - before
     page.close()
     return row
@@ -185,13 +220,13 @@ def measure(runs: int, dist: Path, reference: str) -> dict:
                         context = p.chromium.launch_persistent_context(
                             profile, executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
                         if kind == "bare":
-                            cold = bare_visit(context, url, server)
+                            cold = bare_visit(context, url, server, profile)
                             time.sleep(1.0)  # let the code cache settle, as a next visit would find it
-                            warm = bare_visit(context, url, server)
+                            warm = bare_visit(context, url, server, profile)
                         else:
-                            cold = lesson_visit(context, url, reference, server, run_at_once=True)
-                            warm = lesson_visit(context, url, reference, server, run_at_once=False)
-                            warm_result = lesson_visit(context, url, reference, server, run_at_once=True)
+                            cold = lesson_visit(context, url, reference, server, True, profile)
+                            warm = lesson_visit(context, url, reference, server, False, profile)
+                            warm_result = lesson_visit(context, url, reference, server, True, profile)
                             warm["result"] = warm_result["result"]
                             cold["first run"] = None
                         context.close()
@@ -215,12 +250,12 @@ def median(rows: list[dict], key: str) -> float | None:
 def report(samples: dict, runs: int):
     keys = ("ready", "result", "first run", "later run")
     print(f"\nmedians of {runs} run{'s' * (runs != 1)} (ms; MB sent by the server)")
-    print(f"{'':16}" + "".join(f"{k:>11}" for k in keys) + f"{'MB':>8}{'isolated':>10}")
+    print(f"{'':16}" + "".join(f"{k:>11}" for k in keys) + f"{'MB':>8}{'RSS MB':>8}{'isolated':>10}")
     for name, rows in samples.items():
         cells = [median(rows, k) for k in keys]
         iso = "-" if name.startswith("bare") else str(all(r["isolated"] for r in rows)).lower()
         print(f"{name:16}" + "".join(f"{c:>11.0f}" if c is not None else f"{'-':>11}" for c in cells)
-              + f"{median(rows, 'bytes') / 1e6:>8.2f}{iso:>10}")
+              + f"{median(rows, 'bytes') / 1e6:>8.2f}{median(rows, 'rss'):>8.0f}{iso:>10}")
     bare_cold, bare_warm = samples["bare cold"], samples["bare warm"]
     print("\nratios to the bare page                     plain  isolated   goal")
     def ratio_row(label, num_key, rows_of, den_rows, den_key, goal):
@@ -241,14 +276,15 @@ def report(samples: dict, runs: int):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--no-build", action="store_true", help=f"measure the existing {DIST}")
+    parser.add_argument("--no-build", action="store_true", help="measure the existing --dist")
+    parser.add_argument("--dist", type=Path, default=DIST, help=f"where the site is built (default {DIST})")
     parser.add_argument("--lessons", type=Path, default=ROOT / "lessons", help="lessons folder to build")
     args = parser.parse_args()
     if not args.no_build:
-        subprocess.run([sys.executable, str(ROOT / "build.py"), "--out", str(DIST), "--lessons", str(args.lessons)],
+        subprocess.run([sys.executable, str(ROOT / "build.py"), "--out", str(args.dist), "--lessons", str(args.lessons)],
                        check=True)
     reference = (ROOT / "lessons" / LESSON / "reference.py").read_text()
-    report(measure(args.runs, DIST, reference), args.runs)
+    report(measure(args.runs, args.dist, reference), args.runs)
 
 
 if __name__ == "__main__":

@@ -3,7 +3,8 @@ twice (with COOP/COEP, so cross-origin isolated, and without, like a plain stati
 helpers that drive a lesson page the way a learner does.
 
 Fixtures: built_site, isolation, site_url, lesson_url, browser, context, page, lesson_page,
-python_ready, set_code, editor_text, run_checks, screenshot. Every test that uses site_url (directly or
+python_ready, set_code, editor_text, run_checks, screenshot; RECORD_WORKERS and `workers(page)`
+for what the page did with its Python workers. Every test that uses site_url (directly or
 through page/lesson_page) runs once per isolation mode.
 """
 from __future__ import annotations
@@ -29,12 +30,50 @@ LESSON = "tp-mlp"
 READY_TIMEOUT_MS = 90_000
 RUN_TIMEOUT_MS = 90_000
 FINAL_STATES = ("passed", "failed", "error", "stopped")
+# Every Python worker the page starts, as {role, ready, ended} in the order started (an init script:
+# add it before the page loads). Roles: "grader" and "learner" cross-origin isolated (learner
+# code never runs in the grader), "single" otherwise.
+RECORD_WORKERS = """
+window.__workers = [];
+const PageWorker = window.Worker;
+window.Worker = class extends PageWorker {
+  constructor(...args) {
+    super(...args);
+    this.__record = { role: null, ready: false, ended: false };
+    window.__workers.push(this.__record);
+    this.addEventListener("message", ({ data }) => {
+      if (data && data.type === "ready") this.__record.ready = true;
+    });
+  }
+  postMessage(message, ...rest) {
+    if (message && message.type === "init") this.__record.role = message.role;
+    return super.postMessage(message, ...rest);
+  }
+  terminate() {
+    this.__record.ended = true;
+    return super.terminate();
+  }
+};
+"""
 
 
 def pytest_collection_modifyitems(items):
     for item in items:
         if Path(str(item.fspath)).is_relative_to(Path(__file__).parent):
             item.add_marker(pytest.mark.browser)
+
+
+def workers(page) -> list[dict]:
+    """The Python workers the page has started so far (see RECORD_WORKERS)."""
+    return page.evaluate("window.__workers")
+
+
+def wait_for_spare(page, isolation: str, timeout=READY_TIMEOUT_MS):
+    """Until the spare worker the page starts once it is idle is ready too (isolated: grader,
+    learner and a spare learner; plain: the worker and a spare)."""
+    want = 3 if isolation == "isolated" else 2
+    page.wait_for_function(f"window.__workers.filter((w) => w.ready && !w.ended).length >= {want}",
+                           timeout=timeout)
 
 
 @pytest.fixture(scope="session")

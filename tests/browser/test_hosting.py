@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import LESSON, READY_TIMEOUT_MS, RUN_TIMEOUT_MS, ROOT
+from conftest import LESSON, READY_TIMEOUT_MS, RECORD_WORKERS, RUN_TIMEOUT_MS, ROOT, wait_for_spare, workers
 
 sys.path.insert(0, str(ROOT / "tools"))
 from sitebuild.serve import serve_in_thread  # noqa: E402
@@ -125,7 +125,8 @@ def test_a_plain_host_is_isolated_once_the_service_worker_runs(browser, sw_conte
     reload_ready(page)
     assert page.evaluate("crossOriginIsolated") is True
     assert page.evaluate("!!navigator.serviceWorker.controller")
-    # Stop now interrupts Python in place: no restart, and the next run grades at once.
+    # Stop now answers the grader at once (the learner worker is swapped for a spare started
+    # ahead): Python does not start again, and the next run grades at once.
     set_code(page, WHILE_TRUE_AT_LOAD)
     page.evaluate("window.__progressStates = []")
     page.get_by_role("button", name="Run", exact=True).click()
@@ -202,23 +203,27 @@ LOOP_RUN_LIMIT_S = 10.0
 def test_while_true_in_gelu_costs_one_time_limit_on_any_host(lesson_page, python_ready, set_code,
                                                              run_checks, isolation):
     """gelu's first check runs into its limit; every later check that calls gelu, tp_mlp's
-    included (tp_mlp calls gelu), is skipped at once and says why; shard_mlp is graded. On a
-    plain host the limit ends Python, and the restarted one skips gelu the same way."""
+    included (tp_mlp calls gelu), is skipped at once and says why; shard_mlp is graded. The
+    limit ends the worker running gelu (isolated: the learner worker, and the grader goes on;
+    plain: the single worker, and the run is graded again in a spare that skips gelu)."""
     assert "def gelu(x):\n" in REFERENCE
     lesson_page.add_init_script(RECORD_REPORTS)
-    lesson_page.add_init_script(RECORD_PROGRESS)
+    lesson_page.add_init_script(RECORD_WORKERS)
     lesson_page.reload()
     python_ready(lesson_page)
+    wait_for_spare(lesson_page, isolation)  # as it is a moment after "ready"
     set_code(lesson_page, REFERENCE.replace("def gelu(x):\n", GELU_LOOPS, 1))
-    lesson_page.evaluate("window.__progressStates = []")
+    before = workers(lesson_page)
     started = time.monotonic()
     state, text = run_checks(lesson_page)
     elapsed = time.monotonic() - started
     assert state == "failed", text
     print(f"while True in gelu, {isolation}: {elapsed:.1f} s")
     assert elapsed < LOOP_RUN_LIMIT_S, f"{elapsed:.1f} s"
-    restarts = lesson_page.evaluate("window.__progressStates").count("loading")
-    assert restarts == (1 if isolation == "plain" else 0), lesson_page.evaluate("window.__progressStates")
+    ended = [w["role"] for w in workers(lesson_page) if w["ended"]]
+    assert not [w for w in before if w["ended"]]
+    # Plain: the one the limit ended, and the spare the run then finished in (used up).
+    assert ended == (["single", "single"] if isolation == "plain" else ["learner"]), workers(lesson_page)
     report = lesson_page.evaluate("window.__reports")[-1]
     checks = {c["id"]: c for c in report["checks"]}
     first = checks.pop("test_gelu::test_python_floats")
@@ -258,14 +263,16 @@ def test_stop_during_the_warm_up_leaves_python_usable(lesson_page, python_ready,
 
 def test_stop_while_python_restarts_after_a_time_limit(lesson_page, python_ready, set_code, run_checks,
                                                        isolation):
+    """Plain host: Stop pressed right after a time limit ended the worker, while the run goes on
+    in the next one."""
     if isolation == "isolated":
-        pytest.skip("with isolation a time limit interrupts Python in place: nothing restarts")
-    lesson_page.add_init_script(RECORD_PROGRESS)
+        pytest.skip("with isolation a time limit ends only the learner worker: the grader goes on")
+    lesson_page.add_init_script(RECORD_WORKERS)
     lesson_page.reload()
     python_ready(lesson_page)
     set_code(lesson_page, WHILE_TRUE_AT_LOAD)
     lesson_page.get_by_role("button", name="Run", exact=True).click()
-    lesson_page.wait_for_function("window.__progressStates.includes('loading')", timeout=RUN_TIMEOUT_MS)
+    lesson_page.wait_for_function("window.__workers.some((w) => w.ended)", timeout=RUN_TIMEOUT_MS, polling=20)
     lesson_page.get_by_role("button", name="Stop", exact=True).click()
     assert run_checks(lesson_page, how=None)[0] == "stopped"
     python_ready(lesson_page)

@@ -10,12 +10,22 @@ from pathlib import Path
 
 import pytest
 
+from conftest import READY_TIMEOUT_MS, RECORD_WORKERS, workers
+
 ROOT = Path(__file__).resolve().parents[2]
 LESSON_DIR = ROOT / "lessons" / "tp-mlp"
 REFERENCE = (LESSON_DIR / "reference.py").read_text()
 STARTER = (LESSON_DIR / "starter.py").read_text()
 RUNAWAY = STARTER + "\nwhile True:\n    pass\n"
 STATUS_WORDS = {"passed", "failed", "error", "timed out"}
+
+
+@pytest.fixture
+def one_mode(isolation):
+    """For page behaviour that does not depend on Python's isolation mode: run cross-origin
+    isolated only (listed first, it skips before a page is opened)."""
+    if isolation == "plain":
+        pytest.skip("the same in both isolation modes: run cross-origin isolated only")
 
 
 def check_items(page) -> list[dict]:
@@ -26,6 +36,45 @@ def check_items(page) -> list[dict]:
              "title": item.locator(".check-title").inner_text().strip(),
              "message": item.locator(".check-message").inner_text().strip()}
             for item in results.get_by_role("listitem").all()]
+
+
+# Every report the page receives from a worker (the warm-up's included), as it arrives.
+RECORD_REPORTS = """
+window.__reports = [];
+const ReportingWorker = window.Worker;
+window.Worker = class extends ReportingWorker {
+  constructor(...args) {
+    super(...args);
+    this.addEventListener("message", ({ data }) => {
+      if (data && data.type === "report") window.__reports.push(data.report);
+    });
+  }
+};
+"""
+# Learner code saying where it runs: the grader's modules are loaded only where both share one
+# interpreter (the single worker of a page that is not isolated).
+WHERE_AM_I = REFERENCE + """
+import sys as _sys
+print("grader modules here:", sorted(m for m in ("pytest", "_pytest", "lessonkit.runner", "lessonkit.checking")
+                                     if m in _sys.modules))
+"""
+
+
+@pytest.fixture(scope="module")
+def shared_page(context, lesson_url):
+    """One lesson page (per isolation mode) for the tests that only need Python ready, with its
+    workers and reports recorded."""
+    page = context.new_page()
+    page.errors = []
+    page.on("pageerror", lambda e: page.errors.append(f"pageerror: {e}"))
+    page.add_init_script(RECORD_WORKERS)
+    page.add_init_script(RECORD_REPORTS)
+    page.goto(lesson_url)
+    page.evaluate("localStorage.clear()")
+    page.reload()
+    page.wait_for_selector("#python-progress[data-state=ready]", timeout=READY_TIMEOUT_MS)
+    yield page
+    page.close()
 
 
 def wrong_solutions():
@@ -90,11 +139,10 @@ def test_run_pressed_before_python_is_ready_can_be_stopped_or_runs_when_ready(
     assert page.errors == []
 
 
-def test_wrong_code_is_explained(lesson_page, python_ready, set_code, run_checks, screenshot):
+def test_wrong_code_is_explained(shared_page, set_code, run_checks, screenshot):
     """A known-wrong solution shows its failing checks with messages; a syntax error shows the
     learner's own line."""
-    page = lesson_page
-    python_ready(page)
+    page = shared_page
     for name, source, caught in wrong_solutions()[:2]:
         set_code(page, source)
         state, text = run_checks(page)
@@ -126,11 +174,13 @@ def test_wrong_code_is_explained(lesson_page, python_ready, set_code, run_checks
     screenshot(page, "syntax-error")
 
 
-def test_runaway_code_is_stopped_by_stop_and_by_the_time_limit(lesson_page, python_ready, set_code,
-                                                               run_checks, screenshot):
-    page = lesson_page
-    python_ready(page)
+def test_runaway_code_is_stopped_by_stop_and_by_the_time_limit(shared_page, set_code, run_checks,
+                                                               screenshot, isolation):
+    """Stop and the time limit end the learner's code (cross-origin isolated: its learner worker,
+    never the grader); the next Run grades as usual."""
+    page = shared_page
     status = page.get_by_role("status", name="Run status")
+    before = workers(page)
 
     set_code(page, RUNAWAY)
     page.get_by_role("button", name="Run", exact=True).click()
@@ -154,11 +204,19 @@ def test_runaway_code_is_stopped_by_stop_and_by_the_time_limit(lesson_page, pyth
     set_code(page, REFERENCE)
     state, text = run_checks(page)
     assert state == "passed", text
+    now = workers(page)
+    newly_ended = sum(w["ended"] for w in now) - sum(w["ended"] for w in before)
+    if isolation == "isolated":
+        assert not [w for w in now if w["role"] == "grader" and w["ended"]], \
+            "the grader worker is never restarted for the learner's loops"
+        assert newly_ended >= 2, "Stop and the time limit each ended the looping learner worker"
+    else:
+        assert {w["role"] for w in now} == {"single"}
 
 
-def test_code_that_swallows_the_interrupt_is_still_stopped(lesson_page, python_ready, set_code,
-                                                          run_checks, isolation):
-    """When Python ignores the interrupt, the page ends the worker and grades again in a new one."""
+def test_code_that_swallows_the_interrupt_is_still_stopped(shared_page, set_code, run_checks, isolation):
+    """Code that catches every exception in its loop runs into the time limit all the same: the
+    page ends the learner worker that runs it and answers the grader "timed out"."""
     if isolation == "plain":
         pytest.skip("without isolation every time limit ends the worker (tested above)")
     stubborn = STARTER + (
@@ -168,23 +226,96 @@ def test_code_that_swallows_the_interrupt_is_still_stopped(lesson_page, python_r
         "            pass\n"
         "    except BaseException:\n"
         "        pass\n")
-    page = lesson_page
-    python_ready(page)
-    page.evaluate("""new MutationObserver(() => {
-        if (document.getElementById('python-progress-text').textContent.includes('Restarting'))
-          window.restarted = true;
-      }).observe(document.getElementById('python-progress'), {subtree: true, childList: true, characterData: true})""")
+    page = shared_page
+    ended_before = sum(w["ended"] for w in workers(page))
     set_code(page, stubborn)
     state, text = run_checks(page)
     assert state == "failed", text
     assert check_items(page)[0]["status"] == "timed out"
-    assert page.evaluate("window.restarted === true"), "the ignored interrupt ended the worker"
+    assert sum(w["ended"] for w in workers(page)) == ended_before + 1, workers(page)
     set_code(page, REFERENCE)
     state, text = run_checks(page)
     assert state == "passed", text
 
 
-def test_code_survives_a_reload(lesson_page, set_code, editor_text):
+def test_learner_code_runs_apart_from_the_grader(shared_page, set_code, run_checks, isolation):
+    """Cross-origin isolated, the page grades with a grader worker and a learner worker, and the
+    learner's code finds none of the grader's modules where it runs; not isolated, one worker
+    holds both (the same probe then sees pytest: the check can fail)."""
+    page = shared_page
+    set_code(page, WHERE_AM_I)
+    state, text = run_checks(page)
+    assert state == "passed", text
+    output = page.locator("#output").inner_text()
+    roles = [w["role"] for w in workers(page)]
+    if isolation == "isolated":
+        assert "grader modules here: []" in output, output
+        assert roles.count("grader") == 1 and roles.count("learner") >= 2, roles  # a spare too
+        assert "single" not in roles
+    else:
+        assert "grader modules here: ['_pytest', 'lessonkit.checking', 'lessonkit.runner', 'pytest']" in output, output
+        assert set(roles) == {"single"}
+
+
+# Leaves a mark where a later Run in the same interpreter would find it: a file, which the guard
+# does not watch (it watches the grader's modules).
+HOSTILE = STARTER + """
+open("/tmp/left-by-an-earlier-run", "w").write("x")
+"""
+LOOKS_BACK = REFERENCE + """
+import os as _os
+print("left by an earlier run:", _os.path.exists("/tmp/left-by-an-earlier-run"))
+"""
+
+
+def test_every_run_starts_in_a_fresh_python_without_isolation(shared_page, set_code, run_checks, isolation):
+    """Not isolated, grader and learner share an interpreter: every Run gets a fresh one (a spare
+    started ahead), so nothing a run leaves behind is there for the next."""
+    if isolation == "isolated":
+        pytest.skip("isolated, the grader never runs learner code (test_learner_code_runs_apart_from_the_grader)")
+    page = shared_page
+    set_code(page, HOSTILE)
+    assert run_checks(page)[0] == "failed"
+    set_code(page, LOOKS_BACK)
+    state, text = run_checks(page)
+    assert state == "passed", text
+    assert "left by an earlier run: False" in page.locator("#output").inner_text()
+    # The mark was real: in the same worker, a run that leaves it sees it.
+    set_code(page, HOSTILE + LOOKS_BACK.replace(REFERENCE, ""))
+    run_checks(page)
+    assert "left by an earlier run: True" in page.locator("#output").inner_text()
+
+
+# Where two entries are off by the same amount, which one is "largest" depends on the last bits
+# of the platform's tanh (wasm's libm or the host's): the rest of a message does not.
+TIE = re.compile(r"largest difference at index \[[^\]]*\]: expected \S+, got \S+")
+
+
+def verdicts(report: dict) -> dict[str, tuple[str, str]]:
+    return {c["id"]: (c["status"], TIE.sub("largest difference ...", c["message"])) for c in report["checks"]}
+
+
+def test_reference_and_wrong_gallery_grade_as_in_cpython(shared_page, set_code, run_checks, isolation):
+    """Through the two workers, the reference and every wrong/ solution get exactly the verdicts
+    and messages CPython gives them."""
+    if isolation == "plain":
+        pytest.skip("the single worker grades in-process, as CPython's tests do (tests/lessons)")
+    from lessonkit import grade, load_lesson
+    lesson = load_lesson(LESSON_DIR)
+    page = shared_page
+    mismatches = {}
+    for name, source in [("reference.py", REFERENCE), *[(n, src) for n, src, _ in wrong_solutions()]]:
+        set_code(page, source)
+        run_checks(page)
+        got = verdicts(page.evaluate("window.__reports")[-1])
+        want = verdicts(grade(lesson, source).to_dict())
+        if got != want:
+            mismatches[name] = {k: (want.get(k), got.get(k)) for k in want.keys() | got.keys()
+                                if want.get(k) != got.get(k)}
+    assert mismatches == {}, json.dumps(mismatches, indent=1, ensure_ascii=False)[:4000]
+
+
+def test_code_survives_a_reload(one_mode, lesson_page, set_code, editor_text):
     page = lesson_page
     mine = "# my work in progress\n" + STARTER
     set_code(page, mine)
@@ -194,7 +325,7 @@ def test_code_survives_a_reload(lesson_page, set_code, editor_text):
     assert page.locator("#notice").is_hidden()
 
 
-def test_unedited_starter_follows_a_new_starter_silently(lesson_page, editor_text):
+def test_unedited_starter_follows_a_new_starter_silently(one_mode, lesson_page, editor_text):
     page = lesson_page
     old = "def gelu(x):\n    raise NotImplementedError\n"
     page.evaluate("([k, v]) => localStorage.setItem(k, v)",
@@ -205,7 +336,7 @@ def test_unedited_starter_follows_a_new_starter_silently(lesson_page, editor_tex
     assert editor_text(page).strip() == STARTER.strip()
 
 
-def test_a_changed_starter_is_announced_and_offered(lesson_page, editor_text, screenshot):
+def test_a_changed_starter_is_announced_and_offered(one_mode, lesson_page, editor_text, screenshot):
     page = lesson_page
     mine = "def gelu(x):\n    return x  # mine\n"
     page.evaluate("([k, v]) => localStorage.setItem(k, v)",
@@ -224,7 +355,7 @@ def test_a_changed_starter_is_announced_and_offered(lesson_page, editor_text, sc
     assert editor_text(page).strip() == mine.strip()
 
 
-def test_reset_asks_first_and_can_be_undone(lesson_page, set_code, editor_text):
+def test_reset_asks_first_and_can_be_undone(one_mode, lesson_page, set_code, editor_text):
     page = lesson_page
     mine = "# mine\n" + STARTER
     set_code(page, mine)
@@ -243,7 +374,7 @@ def test_reset_asks_first_and_can_be_undone(lesson_page, set_code, editor_text):
     assert editor_text(page).strip() == mine.strip(), "the undone reset is saved too"
 
 
-def test_language_switch_shows_one_language_and_is_remembered(lesson_page, screenshot):
+def test_language_switch_shows_one_language_and_is_remembered(one_mode, lesson_page, screenshot):
     page = lesson_page
     en = page.locator('.lang-block[data-lang="en"]').first
     pl = page.locator('.lang-block[data-lang="pl"]').first
@@ -261,7 +392,7 @@ def test_language_switch_shows_one_language_and_is_remembered(lesson_page, scree
     assert en.is_visible() and pl.is_hidden()
 
 
-def test_index_page_links_to_the_lesson(page, site_url):
+def test_index_page_links_to_the_lesson(one_mode, page, site_url):
     page.goto(site_url + "index.html")
     page.get_by_role("link", name="Tensor-parallel MLP (Megatron-LM)", exact=True).click()
     page.wait_for_selector("#editor .cm-line")

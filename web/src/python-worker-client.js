@@ -1,13 +1,59 @@
-// The page's side of the Python worker: starts it, queues jobs until Python is ready, enforces
-// each check's time limit, and stops runaway code. When the page is cross-origin isolated it
-// interrupts Python through Pyodide's interrupt buffer (a SharedArrayBuffer); otherwise, or when
-// Python ignores the interrupt, it ends the worker and starts a fresh one.
+// The page's side of Python: starts the workers, queues jobs until Python is ready, enforces
+// each check's time limit, and stops runaway code (docs/architecture.md, "Worker protocol").
+//
+// Cross-origin isolated page (split mode): a grader worker (pytest, the checks, the report) and a
+// learner worker (the learner's code), never one interpreter; the grader's learner requests go
+// through the page (learner-channel.js), which owns the timers, driven only by the grader's
+// check_start/check_end. A learner request past its check's limit is answered `timeout` at once
+// and the learner worker swapped for a spare that has already started.
+// Not isolated (single mode): one worker grades in-process; every Run grades in a fresh worker
+// (started ahead, warmed up), and a time limit or Stop ends the worker and, for a time limit,
+// grades again in a fresh one with that check reported as timed out.
 
-const SIGINT = 2;   // KeyboardInterrupt: the Stop button
-const SIGALRM = 14; // lessonkit's handler turns it into CheckTimeout: the time limits
-// How long Python may take to honour an interrupt before the worker is ended instead.
-const ESCALATE_MS = 1500;
-const REALARM_MS = 250;
+import protocol from "../../py/lessonkit/protocol.json";
+import { LearnerLink } from "./learner-channel.js";
+import { PythonProcess, Spares } from "./spare-workers.js";
+import { createChannel } from "./worker/channel.js";
+
+const { SIGINT, SIGALRM } = protocol.signals;
+// How long Python may take to honour Stop, or a time limit, before its worker is ended instead.
+const STOP_ESCALATE_MS = protocol.stop_escalation_s * 1000;
+const GRACE_MS = protocol.grace_s * 1000;
+const REALARM_MS = protocol.realarm_s * 1000;
+// A spare worker starts once the page has been idle this long (ready, or a job ended): never
+// during a Run, which it would slow down on a machine with few cores.
+const SPARE_AFTER_IDLE_MS = 1000;
+
+/** A timer that can be paused (while a replaced worker starts: restarting is never charged). */
+class Countdown {
+  constructor(ms, onExpire) {
+    this.left = ms;
+    this.onExpire = onExpire;
+    this.timer = null;
+    this.resume();
+  }
+
+  pause() {
+    if (this.timer === null) return;
+    clearTimeout(this.timer);
+    this.timer = null;
+    this.left -= performance.now() - this.since;
+  }
+
+  resume() {
+    if (this.timer !== null || this.done) return;
+    this.since = performance.now();
+    this.timer = setTimeout(() => {
+      this.done = true;
+      this.onExpire();
+    }, Math.max(0, this.left));
+  }
+
+  cancel() {
+    clearTimeout(this.timer);
+    this.done = true;
+  }
+}
 
 export class PythonWorker {
   /**
@@ -17,96 +63,152 @@ export class PythonWorker {
   constructor(config, hooks) {
     this.config = config;
     this.hooks = hooks;
-    this.interrupt = self.crossOriginIsolated ? new Int32Array(new SharedArrayBuffer(4)) : null;
+    this.split = self.crossOriginIsolated;
     this.jobs = Promise.resolve();
     this.current = null;
     this.waiting = new Set();  // jobs queued behind the current one or behind Python's start
     this.seq = 0;
-    this.restarts = 0;
   }
 
-  /** `warmUp: false` skips the warm-up grading (the next job grades at once and warms up itself). */
-  start({ warmUp = true } = {}) {
-    this.worker = new Worker(this.config.urls.worker);
-    this.ready = new Promise((resolve, reject) => {
-      this.readyResolve = resolve;
-      this.readyReject = reject;
-    });
-    this.ready.catch(() => {});  // a failed start is reported through onFailure
-    this.worker.onmessage = ({ data }) => this.onMessage(data);
-    this.worker.onerror = (event) => {
-      event.preventDefault();
-      // The worker itself died (its memory ran out, for instance) while a job ran.
-      if (this.current && this.readyDone) {
-        this.onCrash(this.current, event.message || "the Python worker stopped");
-        return;
-      }
-      this.fail(`The Python worker failed to start: ${event.message || "unknown error"}`);
+  /** Starts Python; `ready` resolves once the first Run will be as fast as any later one. */
+  start() {
+    if (this.split) {
+      this.channel = createChannel();
+      this.interrupt = new Int32Array(new SharedArrayBuffer(4));
+      this.link = new LearnerLink(this.config, this.channel);
+      this.startGrader();
+      this.grader.onProgress = this.hooks.onProgress;
+      // The warm-up runs through both workers, so it is the first job: a Run pressed before it
+      // waits behind it, and Stop leaves it alone.
+      this.ready = this.enqueue({ type: "grade", source: this.config.lesson.starter, lang: "en", warmUp: true })
+        .then((outcome) => {
+          if (outcome.kind !== "report") throw new Error(outcome.message);
+        });
+    } else {
+      this.spares = new Spares(() => new PythonProcess(this.config, "single"));
+      this.single = this.spares.take();
+      this.listen(this.single);
+      this.single.onProgress = this.hooks.onProgress;
+      this.ready = this.single.ready;  // the single role warms up before it says ready
+    }
+    this.ready.then(() => {
+      this.hooks.onReady();
+      this.refillWhenIdle();
+    }, (error) => this.hooks.onFailure(error.message));
+  }
+
+  refillWhenIdle() {
+    clearTimeout(this.refillTimer);
+    this.refillTimer = setTimeout(() => {
+      if (this.current || this.waiting.size) return;  // the job's end tries again
+      (this.split ? this.link.spares : this.spares).refill();
+    }, SPARE_AFTER_IDLE_MS);
+  }
+
+  startGrader() {
+    this.grader = new PythonProcess(this.config, "grader", { channel: this.channel, interruptBuffer: this.interrupt });
+    this.listen(this.grader);
+  }
+
+  listen(process) {
+    process.onMessage = (data) => this.onMessage(data);
+    process.onDeath = (message) => {
+      const job = this.current;
+      if (job && job.sent && this.processOf(job) === process) this.onCrash(job, message);
     };
-    const { lesson, urls, downloadBytes } = this.config;
-    this.worker.postMessage({ type: "init", lesson, urls, downloadBytes, interruptBuffer: this.interrupt, warmUp });
   }
 
-  restart({ warmUp = true } = {}) {
-    this.readyDone = false;
-    this.worker.terminate();
-    // An interrupt meant for the old worker must not hit the new one while it starts.
-    if (this.interrupt) Atomics.store(this.interrupt, 0, 0);
-    this.restarts += 1;
-    this.start({ warmUp });
+  /** Starts afresh (after Python failed in a way the page cannot tell apart from a broken one). */
+  restart() {
+    if (this.split) {
+      this.restartGrader();
+      this.link.replace();
+    } else {
+      this.replaceSingle();
+    }
   }
 
-  fail(message) {
-    this.readyReject(new Error(message));
-    this.hooks.onFailure(message);
-    if (this.current) this.finish({ kind: "crash", message });
+  restartGrader() {
+    this.grader.end();
+    this.link.abandon();
+    // An interrupt meant for the old grader must not hit the new one while it starts.
+    Atomics.store(this.interrupt, 0, 0);
+    this.startGrader();
+  }
+
+  replaceSingle() {
+    this.single.end();
+    this.single = this.spares.take();
+    this.listen(this.single);
+  }
+
+  /** The worker a job runs in. */
+  processOf(job) {
+    if (!this.split) return this.single;
+    return job.type === "grade" ? this.grader : this.link.learner;
   }
 
   /** Grades `source`; resolves with {kind: "report", report} | {kind: "stopped"} | {kind: "crash", message}. */
   grade(source, { onEvent = () => {}, lang = "en" } = {}) {
-    return this.enqueue({ type: "grade", source, lang, timedOut: {}, crashed: [], onEvent });
+    return this.enqueue({ type: "grade", source, lang, onEvent });
   }
 
-  /** Runs the learner's functions on `calls` (for the widgets); resolves with the engine's answer. */
+  /** Runs the learner's functions on `calls` (for the widgets); resolves with the engine's answer,
+   *  or {kind: "timeout"} | {kind: "stopped"} | {kind: "crash", message}. */
   runExample(source, calls) {
-    return this.enqueue({ type: "run-example", source, calls, onEvent: () => {} });
+    return this.enqueue({ type: "run-example", source, calls });
   }
 
-  /** Stops the job that is running, if any. */
+  /** Stops the job that is running, if any (never the warm-up). */
   stop() {
     for (const waiting of this.waiting) {
+      if (waiting.warmUp) continue;
       waiting.stopping = true;
       waiting.cancel();
+      this.waiting.delete(waiting);
     }
     const job = this.current;
-    if (!job || job.stopping) return;
+    if (!job || job.stopping || job.warmUp) return;
     job.stopping = true;
     if (!job.sent) {
-      // Waiting for a restarted worker to get ready: nothing of it runs yet, so it just ends,
-      // and the worker goes on starting (an interrupt now would break its start-up).
+      // Waiting for a replaced worker to get ready: nothing of it runs yet, so it just ends.
       this.finish({ kind: "stopped" });
-    } else if (this.interrupt) {
-      Atomics.store(this.interrupt, 0, SIGINT);
-      job.escalation = setTimeout(() => this.endWorkerAndFinish(job, { kind: "stopped" }), ESCALATE_MS);
+    } else if (!this.split) {
+      this.replaceSingle();
+      this.finish({ kind: "stopped" });
+    } else if (job.type === "run-example") {
+      this.link.endExample();
+      this.finish({ kind: "stopped" });
     } else {
-      this.endWorkerAndFinish(job, { kind: "stopped" });
+      // The learner's call (if one runs) is answered `stopped`; otherwise the grader's own code
+      // is interrupted. Either way the grader reports at once, or is ended.
+      if (!this.link.answerFromPage("stopped")) Atomics.store(this.interrupt, 0, SIGINT);
+      job.escalation = setTimeout(() => {
+        if (job !== this.current) return;
+        this.restartGrader();
+        this.finish({ kind: "stopped" });
+      }, STOP_ESCALATE_MS);
     }
   }
 
   enqueue(job) {
+    Object.assign(job, { timedOut: {}, crashed: [], usedMs: 0, onEvent: job.onEvent ?? (() => {}) });
     // A job stopped while it waits (for Python to start, or for the job before it) ends at once.
     job.cancelled = new Promise((resolve) => {
       job.cancel = resolve;
     });
     this.waiting.add(job);
-    const result = this.jobs.then(() => this.runJob(job));
-    this.jobs = result.catch(() => {});
-    return result;
+    // Its turn comes after the jobs before it (the warm-up, say) even when it was stopped;
+    // the caller hears of a Stop at once.
+    const turn = this.jobs.then(() => (job.stopping ? { kind: "stopped" } : this.runJob(job)));
+    this.jobs = turn.catch(() => {});
+    return Promise.race([turn, job.cancelled.then(() => ({ kind: "stopped" }))]);
   }
 
   async runJob(job) {
     try {
-      await Promise.race([this.ready, job.cancelled]);
+      if (!this.split && job.type === "grade" && this.single.dirty) this.replaceSingle();
+      await Promise.race([this.whenReady(job), job.cancelled]);
     } catch (error) {
       return { kind: "crash", message: error.message };
     } finally {
@@ -120,66 +222,104 @@ export class PythonWorker {
     });
   }
 
-  send(job) {
+  /**
+   * Resolves when the worker `job` needs is ready. One that is still starting (a replacement
+   * the job caught up with) shows its progress meanwhile, as "Restarting Python".
+   */
+  whenReady(job) {
+    const process = this.processOf(job);
+    if (!process.onProgress) {
+      let shown = false;
+      process.onProgress = (p) => {
+        shown = true;
+        this.hooks.onProgress({ ...p, stage: "Restarting Python" });
+      };
+      process.ready.then(() => shown && this.hooks.onReady(), () => {});
+    }
+    return process.ready;
+  }
+
+  async send(job) {
     job.id = ++this.seq;
     job.running = null;
     job.sent = true;
     job.sentAt = performance.now();
-    job.usedMs ??= 0;
-    if (this.interrupt) Atomics.store(this.interrupt, 0, 0);
+    if (this.split) Atomics.store(this.interrupt, 0, 0);
+    const process = this.processOf(job);
     if (job.type === "grade") {
       // After a restart: what the earlier workers learned, and the time they spent grading
       // (it counts against the lesson's limit for the whole run; restarting does not).
-      this.worker.postMessage({ type: "grade", id: job.id, lesson: this.config.lesson.id,
-                                source: job.source, timed_out: job.timedOut, crashed: job.crashed,
-                                time_used_s: job.usedMs / 1000, lang: job.lang });
+      process.post({ type: "grade", id: job.id, lesson: this.config.lesson.id, source: job.source,
+                     timed_out: job.timedOut, crashed: job.crashed, time_used_s: job.usedMs / 1000,
+                     lang: job.lang });
+    } else if (this.split) {
+      // A widget's call list gets one check's time limit as a whole.
+      if (await this.link.runExample(job.id, job.source, job.calls, (data) => this.onMessage(data))) {
+        this.armCheck(job, this.config.lesson.checkSeconds);
+      }
     } else {
-      this.worker.postMessage({ type: "run-example", id: job.id, source: job.source, inputs: job.calls });
+      process.post({ type: "run-example", id: job.id, source: job.source, inputs: job.calls });
     }
+    if (!this.split) process.dirty = true;
   }
 
   onMessage(data) {
     const job = this.current;
-    switch (data.type) {
-      case "progress":
-        this.hooks.onProgress(this.restarts ? { ...data, stage: "Restarting Python" } : data);
-        return;
-      case "ready":
-        this.readyDone = true;
-        this.readyResolve();
-        this.hooks.onReady();
-        return;
-      case "crash":
-        if (data.id === null || data.id === undefined) {
-          this.fail(`Python could not start: ${data.message}`);
-          return;
-        }
-        break;
-    }
     if (!job || data.id !== job.id) return;  // an answer from a job already ended
     if (data.type === "event") {
-      const event = data.event;
-      if (event.event === "check_start") {
-        job.running = event.id;
-        job.calling = null;
-        this.armTimer(job, event.time_limit_s, event.id);
-      }
-      // The learner function the check is running: if its limit ends this worker, the next one
-      // skips that function in later checks, as the engine does when it stops the loop itself.
-      if (event.event === "call") job.calling = event.fn;
-      // A widget's call has no checks: it gets one check's time limit as a whole.
-      if (event.event === "example_start") this.armTimer(job, this.config.lesson.checkSeconds, null);
-      if (event.event === "check_end") {
-        job.running = null;
-        this.disarmTimers(job);
-      }
-      job.onEvent(event);
+      this.onEvent(job, data.event);
+    } else if (data.type === "learner" && this.split) {
+      this.onLearnerRequest(job, data);
     } else if (data.type === "report") {
       this.finish(job.stopping ? { kind: "stopped" } : { kind: "report", report: data.report });
     } else if (data.type === "crash") {
       if (job.stopping) this.finish({ kind: "stopped" });
       else this.onCrash(job, data.message);
     }
+  }
+
+  onEvent(job, event) {
+    if (event.event === "check_start") {
+      job.running = event.id;
+      job.calling = null;
+      job.expired = false;
+      job.answeredTimeout = false;
+      this.armCheck(job, event.time_limit_s);
+    }
+    // The learner function the check is running: if its limit ends the worker, the next one
+    // skips that function in later checks, as the engine does when it stops the loop itself.
+    if (event.event === "call") job.calling = event.fn;
+    // Single mode: a widget's call list starts when the worker gets to it.
+    if (event.event === "example_start" && !this.split) this.armCheck(job, this.config.lesson.checkSeconds);
+    if (event.event === "check_end") {
+      job.running = null;
+      // A reload between checks (after a lost learner worker) is not this check's.
+      job.expired = false;
+      this.disarm(job);
+      // An alarm the grader did not take in this check must not hit the next one.
+      if (this.split) Atomics.store(this.interrupt, 0, 0);
+    }
+    job.onEvent(event);
+  }
+
+  /** Split mode: the grader asks for a learner call; its answer comes back through the channel. */
+  onLearnerRequest(job, { seq, request, time_limit_s: limit }) {
+    if (job.stopping) return this.link.answerAtOnce(seq, "stopped");
+    if (job.expired) return this.link.answerAtOnce(seq, "timeout");
+    // A learner worker still starting (after a replacement) does not eat the check's time.
+    job.countdown?.pause();
+    this.link.forward(seq, request, {
+      onSent: () => {
+        job.countdown?.resume();
+        if (typeof limit === "number") {
+          job.callCountdown = new Countdown(limit * 1000, () => this.onTimeLimit(job, false));
+        }
+      },
+      onAnswer: () => {
+        job.callCountdown?.cancel();
+        job.callCountdown = null;
+      },
+    });
   }
 
   /**
@@ -193,53 +333,74 @@ export class PythonWorker {
       job.crashed.push(check);
       this.restartAndResend(job);
     } else {
+      if (this.split) this.restartGrader();
+      else this.replaceSingle();
       this.finish({ kind: "crash", message });
     }
   }
 
-  armTimer(job, seconds, checkId) {
-    this.disarmTimers(job);
-    job.timer = setTimeout(() => this.onTimeLimit(job, checkId), seconds * 1000);
+  armCheck(job, seconds) {
+    this.disarm(job);
+    job.countdown = new Countdown(seconds * 1000, () => this.onTimeLimit(job, true));
   }
 
-  disarmTimers(job) {
-    clearTimeout(job.timer);
+  disarm(job) {
+    job.countdown?.cancel();
+    job.callCountdown?.cancel();
     clearTimeout(job.escalation);
     clearInterval(job.realarm);
   }
 
-  onTimeLimit(job, checkId) {
+  /**
+   * `ofCheck`: the check's own limit ran out (else a learner request's own `time_limit_s`, the
+   * time its check had left when the grader asked). A learner request that waits is answered
+   * `timeout` at once; its worker is swapped for a spare.
+   */
+  onTimeLimit(job, ofCheck) {
     if (job !== this.current || job.stopping) return;
-    const escalate = () => {
+    const checkId = job.running;
+    const regrade = () => {
       if (job !== this.current) return;
-      if (job.type === "grade") {
-        // Grade again in a fresh worker, reporting this check as timed out without running it.
-        job.timedOut[checkId] = job.calling ?? null;
-        this.restartAndResend(job);
-      } else {
-        this.endWorkerAndFinish(job, { kind: "timeout" });
-      }
+      // Grade again in a fresh worker, reporting this check as timed out without running it.
+      job.timedOut[checkId] = job.calling ?? null;
+      this.restartAndResend(job);
     };
-    if (this.interrupt) {
-      // Repeated, as CPython's own timer does: code that swallows one alarm in a bare `except:`
-      // gets the next one. Code that swallows them all loses its worker.
-      Atomics.store(this.interrupt, 0, SIGALRM);
-      job.realarm = setInterval(() => Atomics.store(this.interrupt, 0, SIGALRM), REALARM_MS);
-      job.escalation = setTimeout(escalate, ESCALATE_MS);
-    } else {
-      escalate();
+    if (!this.split) {
+      if (job.type === "grade") return regrade();
+      this.replaceSingle();
+      return this.finish({ kind: "timeout" });
     }
+    if (job.type === "run-example") {
+      this.link.endExample();
+      return this.finish({ kind: "timeout" });
+    }
+    if (!ofCheck) {
+      if (this.link.answerFromPage("timeout")) job.answeredTimeout = true;
+      return;
+    }
+    job.expired = true;
+    // A request with its own limit (its check's time left when the grader asked) runs to it.
+    if (this.link.waiting) {
+      if (!job.callCountdown && this.link.answerFromPage("timeout")) job.answeredTimeout = true;
+      return;
+    }
+    // The grader was told this check timed out and is ending it.
+    if (job.answeredTimeout) return;
+    // No learner call waits: the grader's own code is past the check's limit. Alarmed
+    // repeatedly, as CPython's own timer does; a grader that does not stop is ended.
+    Atomics.store(this.interrupt, 0, SIGALRM);
+    job.realarm = setInterval(() => Atomics.store(this.interrupt, 0, SIGALRM), REALARM_MS);
+    job.escalation = setTimeout(regrade, GRACE_MS);
   }
 
   async restartAndResend(job) {
-    this.disarmTimers(job);
+    this.disarm(job);
     job.usedMs += performance.now() - job.sentAt;
     job.sent = false;
-    // The job is graded again as soon as the fresh worker is ready: a warm-up first would only
-    // make the learner wait longer for the same report.
-    this.restart({ warmUp: false });
+    if (this.split) this.restartGrader();
+    else this.replaceSingle();
     try {
-      await this.ready;
+      await this.whenReady(job);
     } catch (error) {
       this.finish({ kind: "crash", message: error.message });
       return;
@@ -247,17 +408,14 @@ export class PythonWorker {
     if (job === this.current && !job.stopping) this.send(job);
   }
 
-  endWorkerAndFinish(job, result) {
-    if (job !== this.current) return;
-    this.restart();
-    this.finish(result);
-  }
-
   finish(result) {
     const job = this.current;
     if (!job) return;
-    this.disarmTimers(job);
+    this.disarm(job);
     this.current = null;
+    // Single mode: the worker a Run graded in is used; the next Run gets a fresh one.
+    if (!this.split && job.type === "grade" && !job.warmUp && this.single.dirty) this.replaceSingle();
     job.resolve(result);
+    this.refillWhenIdle();
   }
 }

@@ -1,0 +1,74 @@
+// The page's Python workers: one worker of one role (web/src/worker/worker.js), and a supply of
+// them started ahead of need, so that replacing a used or runaway worker costs no start-up.
+
+export class PythonProcess {
+  /**
+   * Starts a worker of `role` ("grader" | "learner" | "single"). `extra`: what the role needs
+   * besides the lesson (the grader's channel and interrupt buffer).
+   */
+  constructor(config, role, extra = {}) {
+    // While booting: where its progress goes (nowhere unless a job waits for it).
+    this.onProgress = null;
+    // Once booted: every message it sends, and its death (worker error) after the start.
+    this.onMessage = () => {};
+    this.onDeath = () => {};
+    this.worker = new Worker(config.urls.worker);
+    let booted = false;
+    this.ready = new Promise((resolve, reject) => {
+      this.worker.onmessage = ({ data }) => {
+        if (booted) {
+          this.onMessage(data);
+        } else if (data.type === "progress") {
+          this.onProgress?.(data);
+        } else if (data.type === "ready") {
+          booted = true;
+          resolve(this);
+        } else if (data.type === "crash") {
+          reject(new Error(`Python could not start: ${data.message}`));
+        }
+      };
+      this.worker.onerror = (event) => {
+        event.preventDefault();
+        // The worker itself died (its memory ran out, for instance).
+        const message = event.message || "the Python worker stopped";
+        if (booted) this.onDeath(message);
+        else reject(new Error(`The Python worker failed to start: ${message}`));
+      };
+    });
+    this.ready.catch(() => {
+      this.failed = true;  // reported to whoever waits for it
+    });
+    const { lesson, urls, downloadBytes } = config;
+    this.worker.postMessage({ type: "init", role, lesson, urls, downloadBytes, ...extra });
+  }
+
+  post(message) {
+    this.worker.postMessage(message);
+  }
+
+  end() {
+    this.worker.terminate();
+  }
+}
+
+/**
+ * Keeps one worker of a role started ahead, for the next `take()`. The page calls `refill()`
+ * when it is idle: a worker starting uses the CPU a Run would, so it never starts during one.
+ */
+export class Spares {
+  constructor(make) {
+    this.make = make;
+    this.spare = null;
+  }
+
+  /** The spare (ready or still starting), or a new worker when there is none. */
+  take() {
+    const taken = this.spare && !this.spare.failed ? this.spare : this.make();
+    this.spare = null;
+    return taken;
+  }
+
+  refill() {
+    if (!this.spare || this.spare.failed) this.spare = this.make();
+  }
+}

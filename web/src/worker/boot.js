@@ -1,0 +1,78 @@
+// What every role of the Python worker does first: load Pyodide from this site (never a CDN)
+// with the role's packages, and unpack the engine and the lesson's shipped files. Download
+// progress goes to the page as {type: "progress"} messages.
+
+import { countingFetch } from "./counting-fetch.js";
+
+const HOME = "/home/pyodide";
+const STDERR_LINES = 50;
+let stderrLines = 0;
+
+// Taken before any Python runs: learner code that replaces `self.postMessage` (possible in the
+// single role, where it shares this worker) cannot reach the page through it.
+const postToPage = self.postMessage.bind(self);
+
+export function post(message) {
+  postToPage(message);
+}
+
+function progress(stage, loaded = 0, total = 0) {
+  post({ type: "progress", stage, loaded, total });
+}
+
+/** Each request may write its first few lines to the console again (see `stderr` below). */
+export function newRequest() {
+  stderrLines = 0;
+}
+
+async function fetchBytes(url) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
+  return new Uint8Array(await response.arrayBuffer());
+}
+
+/**
+ * Starts Python with `packages` (names from the site's pyodide-lock.json) and the engine and
+ * lesson unpacked; resolves with {pyodide, lessonDir}.
+ */
+export async function boot({ lesson, urls, downloadBytes, interruptBuffer }, packages) {
+  let loaded = 0;
+  let stage = "Downloading Python";
+  // Every byte the worker fetches (the runtime, the standard library, the wheels, the lesson)
+  // moves the progress bar; the total comes from the build, which knows every file's size.
+  self.fetch = countingFetch(self.fetch.bind(self), (n) => {
+    loaded += n;
+    progress(stage, loaded, downloadBytes);
+  });
+  progress(stage, 0, downloadBytes);
+  importScripts(new URL("pyodide.js", urls.pyodide).href);
+  const files = Promise.all([fetchBytes(urls.engine), fetchBytes(urls.lesson)]);
+  const pyodide = await self.loadPyodide({
+    indexURL: urls.pyodide,
+    lockFileURL: new URL("pyodide-lock.json", urls.pyodide).href,
+    // Loading the packages while Pyodide boots overlaps their download with its start-up.
+    packages,
+    stdout: () => {},
+    stderr: (line) => {
+      // Only output that bypassed the engine's capture gets here (sys.__stderr__, os.write):
+      // a flood of it must not flood the console, so only the first lines of a request are kept.
+      if (++stderrLines <= STDERR_LINES) console.warn("[python]", line);
+    },
+  });
+  stage = "Preparing the checks";
+  progress(stage, loaded, downloadBytes);
+  if (interruptBuffer) pyodide.setInterruptBuffer(interruptBuffer);
+  const [engineZip, lessonZip] = await files;
+  const sitePackages = pyodide.runPython("import sysconfig; sysconfig.get_paths()['purelib']");
+  pyodide.unpackArchive(engineZip, "zip", { extractDir: sitePackages });
+  const lessonDir = `${HOME}/lessons/${lesson.id}`;
+  pyodide.unpackArchive(lessonZip, "zip", { extractDir: lessonDir });
+  return { pyodide, lessonDir };
+}
+
+/** A Python exception that escaped the engine, in one line: its last line names it. */
+export function describe(error) {
+  const text = String(error && error.message ? error.message : error);
+  if (text.includes("KeyboardInterrupt")) return "KeyboardInterrupt";
+  return text.trim();
+}

@@ -1,0 +1,31 @@
+// The grader role (split mode): pytest, the checks and the report, and never the learner's
+// code. Each learner request the engine makes goes to the page as {type: "learner"}, and the
+// engine waits, synchronously, in `Atomics.wait` until the page has written the answer (the
+// learner worker's, or one the page made: timeout, stopped, crashed) into the channel.
+
+import { boot, post } from "./boot.js";
+import { expectAnswer, waitForAnswer } from "./channel.js";
+
+export async function grader(init) {
+  const { pyodide, lessonDir } = await boot(init, init.lesson.packages);
+  const browser = pyodide.pyimport("lessonkit.browser");
+  // No warm-up grading here: it needs a learner, so the page sends it as a first job.
+  browser.prepare(lessonDir, false);
+  const channel = init.channel;
+
+  return {
+    grade({ id, source, timed_out: timedOut, crashed, time_used_s: timeUsed, lang }) {
+      const onEvent = (eventJson) => post({ type: "event", id, event: JSON.parse(eventJson) });
+      const learnerCall = (requestJson, timeLimit) => {
+        expectAnswer(channel);
+        post({ type: "learner", id, seq: JSON.parse(requestJson).seq, request: requestJson,
+               time_limit_s: timeLimit ?? null });
+        return waitForAnswer(channel);
+      };
+      const reportJson = browser.grade_json(lessonDir, source, JSON.stringify(timedOut || {}), onEvent,
+                                            JSON.stringify(crashed || []), timeUsed || 0, lang || "en",
+                                            learnerCall);
+      post({ type: "report", id, report: JSON.parse(reportJson) });
+    },
+  };
+}

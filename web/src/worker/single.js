@@ -1,0 +1,30 @@
+// The single role (a page that is not cross-origin isolated): grader and learner in one
+// interpreter, as `lessonkit.browser` grades in-process (the guard's protection only). The page
+// grades every Run in a fresh worker of this role, so nothing a run leaves behind reaches the next.
+
+import { boot, post } from "./boot.js";
+import { installRequirements } from "./packages.js";
+
+export async function single(init) {
+  const { pyodide, lessonDir } = await boot(init, init.lesson.packages);
+  await installRequirements(pyodide, init.lesson, init.urls);
+  const browser = pyodide.pyimport("lessonkit.browser");
+  // Importing pytest and grading the starter once: the page takes this worker for a Run only
+  // after it, so the learner's Run is as fast as the next ones.
+  browser.prepare(lessonDir, true);
+
+  return {
+    grade({ id, source, timed_out: timedOut, crashed, time_used_s: timeUsed, lang }) {
+      const onEvent = (eventJson) => post({ type: "event", id, event: JSON.parse(eventJson) });
+      const reportJson = browser.grade_json(lessonDir, source, JSON.stringify(timedOut || {}), onEvent,
+                                            JSON.stringify(crashed || []), timeUsed || 0, lang || "en");
+      post({ type: "report", id, report: JSON.parse(reportJson) });
+    },
+    "run-example"({ id, source, inputs }) {
+      // Starts the page's timer now, not when the message was sent.
+      post({ type: "event", id, event: { event: "example_start" } });
+      const resultJson = browser.run_calls_json(lessonDir, source, JSON.stringify(inputs));
+      post({ type: "report", id, report: JSON.parse(resultJson) });
+    },
+  };
+}
