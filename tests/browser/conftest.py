@@ -63,6 +63,34 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.browser)
 
 
+# Every report the page receives from a worker (the warm-up's included), as it arrives (an init
+# script, like RECORD_WORKERS).
+RECORD_REPORTS = """
+window.__reports = [];
+const ReportingWorker = window.Worker;
+window.Worker = class extends ReportingWorker {
+  constructor(...args) {
+    super(...args);
+    this.addEventListener("message", ({ data }) => {
+      if (data && data.type === "report") window.__reports.push(data.report);
+    });
+  }
+};
+"""
+WAIT_FOR_SERVICE_WORKER = """async (ms) => {
+  for (const end = Date.now() + ms; Date.now() < end; await new Promise((f) => setTimeout(f, 250))) {
+    const r = await navigator.serviceWorker.getRegistration();
+    if (r && r.active && r.active.state === "activated") return true;
+  }
+  return false;
+}"""
+
+
+def wait_for_service_worker(page):
+    """Until the service worker the page registered has installed the site and activated."""
+    assert page.evaluate(WAIT_FOR_SERVICE_WORKER, READY_TIMEOUT_MS), "the service worker did not activate"
+
+
 def workers(page) -> list[dict]:
     """The Python workers the page has started so far (see RECORD_WORKERS)."""
     return page.evaluate("window.__workers")

@@ -14,27 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from conftest import LESSON, READY_TIMEOUT_MS, RECORD_WORKERS, RUN_TIMEOUT_MS, ROOT, wait_for_spare, workers
+from conftest import (LESSON, READY_TIMEOUT_MS, RECORD_REPORTS, RECORD_WORKERS, RUN_TIMEOUT_MS, ROOT,
+                      wait_for_service_worker, wait_for_spare, workers)
 
 sys.path.insert(0, str(ROOT / "tools"))
 from sitebuild.serve import serve_in_thread  # noqa: E402
 
 REFERENCE = (ROOT / "lessons" / LESSON / "reference.py").read_text()
 LESSON_PATH = f"lessons/{LESSON}/index.html"
-# Every report the worker sends, recorded as the page receives it (whatever the results panel
-# then shows of it).
-RECORD_REPORTS = """
-window.__reports = [];
-const PageWorker = window.Worker;
-window.Worker = class extends PageWorker {
-  constructor(...args) {
-    super(...args);
-    this.addEventListener("message", ({ data }) => {
-      if (data && data.type === "report") window.__reports.push(data.report);
-    });
-  }
-};
-"""
 # Every state the progress indicator goes through ("loading" again means Python restarted).
 RECORD_PROGRESS = """
 window.__progressStates = [];
@@ -83,18 +70,6 @@ def open_lesson(context, url: str):
     return page
 
 
-WAIT_FOR_SERVICE_WORKER = """async (ms) => {
-  for (const end = Date.now() + ms; Date.now() < end; await new Promise((f) => setTimeout(f, 250))) {
-    const r = await navigator.serviceWorker.getRegistration();
-    if (r && r.active && r.active.state === "activated") return true;
-  }
-  return false;
-}"""
-
-
-def wait_for_service_worker(page):
-    """Until the worker registered after Python's start has installed the site and activated."""
-    assert page.evaluate(WAIT_FOR_SERVICE_WORKER, READY_TIMEOUT_MS), "the service worker did not activate"
 
 
 def reload_ready(page):

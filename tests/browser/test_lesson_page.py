@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import READY_TIMEOUT_MS, RECORD_WORKERS, workers
+from conftest import READY_TIMEOUT_MS, RECORD_REPORTS, RECORD_WORKERS, workers
 
 ROOT = Path(__file__).resolve().parents[2]
 LESSON_DIR = ROOT / "lessons" / "tp-mlp"
@@ -38,19 +38,6 @@ def check_items(page) -> list[dict]:
             for item in results.get_by_role("listitem").all()]
 
 
-# Every report the page receives from a worker (the warm-up's included), as it arrives.
-RECORD_REPORTS = """
-window.__reports = [];
-const ReportingWorker = window.Worker;
-window.Worker = class extends ReportingWorker {
-  constructor(...args) {
-    super(...args);
-    this.addEventListener("message", ({ data }) => {
-      if (data && data.type === "report") window.__reports.push(data.report);
-    });
-  }
-};
-"""
 # Learner code saying where it runs: the grader's modules are loaded only where both share one
 # interpreter (the single worker of a page that is not isolated).
 WHERE_AM_I = REFERENCE + """

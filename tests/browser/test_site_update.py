@@ -16,7 +16,7 @@ import threading
 
 import pytest
 
-from conftest import LESSON, READY_TIMEOUT_MS, ROOT
+from conftest import LESSON, READY_TIMEOUT_MS, ROOT, wait_for_service_worker
 
 sys.path.insert(0, str(ROOT / "tools"))
 from sitebuild import serve  # noqa: E402
@@ -29,13 +29,6 @@ PROSE_B = "This paragraph is new in build B."
 SOLUTION_B = "# model solution of build B\n"
 LOOP_IN_GELU = REFERENCE.replace("def gelu(x):\n", "def gelu(x):\n    while True:\n        pass\n", 1)
 PATH = f"lessons/{LESSON}/index.html"
-WAIT_FOR_SERVICE_WORKER = """async (ms) => {
-  for (const end = Date.now() + ms; Date.now() < end; await new Promise((f) => setTimeout(f, 250))) {
-    const r = await navigator.serviceWorker.getRegistration();
-    if (r && r.active && r.active.state === "activated") return true;
-  }
-  return false;
-}"""
 # Asks for the server's sw.js now (as the browser does on a later visit) and waits until the new
 # build's worker has installed and taken over this page.
 UPDATE = """async () => {
@@ -114,7 +107,7 @@ def test_an_open_page_keeps_its_build_and_the_next_visit_gets_the_new_one(browse
     try:
         page.goto(url + PATH)
         page.wait_for_selector("#python-progress[data-state=ready]", timeout=READY_TIMEOUT_MS)
-        assert page.evaluate(WAIT_FOR_SERVICE_WORKER, READY_TIMEOUT_MS), "the service worker did not activate"
+        wait_for_service_worker(page)
         page.reload()  # now opened through the service worker, from build A's files
         page.wait_for_selector("#python-progress[data-state=ready]", timeout=READY_TIMEOUT_MS)
         assert page.evaluate("!!navigator.serviceWorker.controller")
