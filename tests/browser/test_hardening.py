@@ -4,28 +4,72 @@ adversarial solution typed into the lesson page gets exactly the verdicts its he
 did not pass, no grader internals, and a page that still works for the next Run. Then the
 no-loss test: whatever happens to the Python worker, the learner's code survives a reload.
 
+Hostile cases (`# attacks:`) run in both isolation modes, each followed in the same page by a
+plain wrong solution (cases/all_zeros.py), which must get exactly its own verdicts: no
+cross-run poisoning. Every run must end (no hang: a generous bound, times written to
+artifacts/hardening-<mode>.json, never asserted tightly). Cross-origin isolated, where learner
+code runs in its own worker, no hostile case may pass; without isolation grader and learner
+share one worker (docs/threat-model.md), so there a case's own verdict is recorded, not
+asserted.
+
 All cases of one isolation mode share one page, as a learner's session would."""
 from __future__ import annotations
 
+import json
 import sys
 import time
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "hardening"))
 
-from catalogue import all_cases  # noqa: E402
+from catalogue import ALL_ZEROS, all_cases, lesson_check_ids  # noqa: E402
 
 CASES = all_cases()
+CATALOGUE = [c for c in CASES if not c.hostile]
+# Cases written to poison the next run go last: where the page keeps an interpreter between
+# Runs (KNOWN), what they leave there would reach every later case's runs too.
+NEXT_RUN = {"hostile_hang_next_run", "hostile_poison_next_learner"}
+HOSTILE = sorted((c for c in CASES if c.hostile), key=lambda c: c.name in NEXT_RUN)
+# Known gaps of the page (issue 9), by case and isolation mode: the test says what happens
+# instead of failing. Strict, so a fix makes the test fail until its entry is removed.
+KNOWN = {
+    ("hostile_poison_next_learner", "isolated"):
+        "the learner worker is kept between Runs: numpy patched by one Run computes the next "
+        "Run's answers (all_zeros then passes gelu's and tp_mlp's checks)",
+    ("hostile_hang_next_run", "isolated"):
+        "the learner worker is kept between Runs: the next Run's load never ends there and "
+        "times out (all_zeros gets `load: timeout`)",
+}
+# The same for a known hang, which is not run (it would cost HANG_MS every time).
+KNOWN_HANGS = {
+    ("hostile_fake_check_end", "plain"):
+        "without isolation a check_end sent from learner code in the single worker disarms the "
+        "page's timer, and no whole-run deadline ends the run: it hangs until Stop",
+}
+# Without isolation every Run starts in a fresh worker, whatever ran before: that is shown by
+# the cases that leave something behind in their interpreter (or attack the page's timer),
+# which run in both modes; the others run cross-origin isolated only (each Run without
+# isolation boots a worker, which keeps `./dev test` long).
+IN_BOTH = {"hostile_contextmanager_cell", "hostile_guard_switch", "hostile_json_encoder",
+           "hostile_post_message", "hostile_lesson_checks_dir", "hostile_printoptions_formatter",
+           "hostile_ignore_alarm", "hostile_fake_check_end", *NEXT_RUN}
+ZEROS = next(c for c in CASES if c.name == ALL_ZEROS)
 REFERENCE = (ROOT / "lessons" / "tp-mlp" / "reference.py").read_text()
 STARTER = (ROOT / "lessons" / "tp-mlp" / "starter.py").read_text()
 WORDS = {"passed": "passed", "failed": "failed", "error": "error", "timed out": "timeout"}
 # A run whose checks time out restarts the worker once per such check without isolation.
 SLOW_RUN_MS = 240_000
+# A run that has not ended after this long hangs (tp-mlp's whole-run limit is 60 s; the page
+# may restart Python on top of it).
+HANG_MS = 180_000
 # Cases whose results panel is saved as a screenshot, to look at.
-SHOWN = {"tamper_numpy_in_call", "os_exit", "forge_report", "lying_objects", "output_flood"}
+SHOWN = {"tamper_numpy_in_call", "os_exit", "forge_report", "lying_objects", "output_flood",
+         "hostile_fake_check_end", "hostile_post_message"}
+TIMES = ROOT / "artifacts"
 
 
 def checks_on_page(page) -> list[dict]:
@@ -56,35 +100,92 @@ def session_page(context, lesson_url):
 
 
 def both_modes(case) -> bool:
-    """Cases whose handling differs between the isolation modes: a time limit interrupts
-    Python in place when cross-origin isolated and restarts the worker otherwise; a memory
-    limit may end the worker. Every other case takes the same path in both modes, so it runs
-    only cross-origin isolated (it keeps `./dev test` short)."""
+    """Cases whose handling by the page differs between the isolation modes: a time limit
+    swaps in a spare learner worker when cross-origin isolated and restarts the single worker
+    otherwise; a memory limit may end a worker. The other cases' verdicts without isolation
+    are those of one interpreter, which tests/hardening/test_cases.py::test_in_process checks
+    with the same engine, so they run only cross-origin isolated (it keeps `./dev test`
+    short)."""
     return case.child_only or any("timeout" in e.statuses for e in case.expects)
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+@pytest.mark.parametrize("case", CATALOGUE, ids=[c.name for c in CATALOGUE])
 def test_case_in_the_browser(case, isolation, session_page, set_code, run_checks, editor_text,
                              screenshot):
     if isolation == "plain" and not both_modes(case):
-        pytest.skip("same code path in both isolation modes: run cross-origin isolated only")
+        pytest.skip("graded in one interpreter by test_in_process: run cross-origin isolated only")
     page = session_page
+    mode = "split" if isolation == "isolated" else "one"
     set_code(page, case.source)
     state, text = run_checks(page, timeout=SLOW_RUN_MS)
     shown = checks_on_page(page)
     checks = [{**c, "status": WORDS.get(c["status"], c["status"])} for c in shown]
-    problems = case.problems(checks, output_on_page(page))
+    problems = case.problems(checks, output_on_page(page), mode)
     if problems or case.name in SHOWN:
         page.locator("#results").scroll_into_view_if_needed()
         screenshot(page, f"hardening-{case.name}")
     assert problems == [], (state, text)
-    expected_pass = all(e.statuses == {"passed"} for e in case.expects)
-    assert state == ("passed" if expected_pass else "failed"), text
+    assert state == ("passed" if case.expected_pass(mode) else "failed"), text
     # The learner's code is untouched: in the editor, and saved.
     assert editor_text(page).strip() == case.source.strip()
     saved = page.evaluate("JSON.parse(localStorage.getItem('tp-course:/:lesson:tp-mlp')).code")
     assert saved.strip() == case.source.strip()
     assert page.errors == [], page.errors
+
+
+def grade_on_page(page, source, set_code, run_checks) -> dict:
+    """Type `source`, Run, wait for the end (or press Stop after HANG_MS): the run as data."""
+    set_code(page, source)
+    started = time.perf_counter()
+    try:
+        state, _ = run_checks(page, timeout=HANG_MS)
+    except PlaywrightTimeout:
+        state = "hung"
+        page.get_by_role("button", name="Stop", exact=True).click()
+        page.wait_for_selector("#run-status[data-state=stopped]", timeout=30_000)
+    checks = [{**c, "status": WORDS.get(c["status"], c["status"])} for c in checks_on_page(page)]
+    return {"state": state, "seconds": round(time.perf_counter() - started, 1),
+            "checks": checks, "stdout": output_on_page(page)}
+
+
+def record(isolation: str, name: str, entry: dict) -> None:
+    """Adds one case's outcome to artifacts/hardening-<mode>.json (read by people, not tests)."""
+    TIMES.mkdir(parents=True, exist_ok=True)
+    path = TIMES / f"hardening-{isolation}.json"
+    data = json.loads(path.read_text()) if path.is_file() else {}
+    data[name] = entry
+    path.write_text(json.dumps(data, indent=1, sort_keys=True))
+
+
+@pytest.mark.parametrize("case", HOSTILE, ids=[c.name for c in HOSTILE])
+def test_hostile_case_then_a_wrong_solution(case, isolation, session_page, set_code, run_checks,
+                                            screenshot, request):
+    if isolation == "plain" and case.name not in IN_BOTH:
+        pytest.skip("a fresh worker for every Run without isolation: shown by the cases in IN_BOTH")
+    if (case.name, isolation) in KNOWN_HANGS:
+        pytest.xfail(KNOWN_HANGS[case.name, isolation])
+    if (case.name, isolation) in KNOWN:
+        request.applymarker(pytest.mark.xfail(reason=KNOWN[case.name, isolation], strict=True))
+    page = session_page
+    run = grade_on_page(page, case.source, set_code, run_checks)
+    if case.name in SHOWN:
+        page.locator("#results").scroll_into_view_if_needed()
+        screenshot(page, f"hardening-{case.name}")
+    own = case.hostile_problems(run["checks"], run["stdout"], run["state"] == "passed")
+    after = grade_on_page(page, ZEROS.source, set_code, run_checks)
+    poisoned = ZEROS.problems(after["checks"], after["stdout"], "split")
+    if [c["id"] for c in after["checks"]] != lesson_check_ids():
+        poisoned.append(f"not the lesson's checks: {[c['id'] for c in after['checks']][:4]}")
+    record(isolation, case.name, {
+        "attacks": case.attacks, "state": run["state"], "seconds": run["seconds"],
+        "problems": own, "passed_checks": sum(c["status"] == "passed" for c in run["checks"]),
+        "next_run": {"state": after["state"], "seconds": after["seconds"], "problems": poisoned}})
+    assert run["state"] != "hung", f"the run did not end within {HANG_MS / 1000:g} s"
+    assert after["state"] != "hung", f"the next run did not end within {HANG_MS / 1000:g} s"
+    assert poisoned == [] and after["state"] == "failed", \
+        f"the plain wrong solution graded next was not graded as usual: {poisoned[:3]}"
+    if isolation == "isolated":
+        assert own == [], f"{case.attacks}: {run['state']}, {own[:3]}"
 
 
 def test_the_page_still_grades_correctly_afterwards(session_page, set_code, run_checks,
