@@ -127,6 +127,7 @@ def write_lesson(site: Path, lesson: lessons.Lesson, html: str, assets: dict, si
                    "languages": lesson.languages, "packages": packages,
                    "requirements": lesson_packages.page_entries(requirements),
                    "checkSeconds": lesson.limits.check_seconds,
+                   "totalSeconds": lesson.limits.total_seconds,
                    "solutionAfterFailedRuns": lesson.solution_after_failed_runs},
         "urls": {"worker": f"../../assets/{assets['worker.js']}", "pyodide": "../../pyodide/",
                  "engine": "../../py/lessonkit.zip", "lesson": "lesson.zip", "solution": MODEL_SOLUTION,

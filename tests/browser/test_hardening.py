@@ -36,20 +36,9 @@ NEXT_RUN = {"hostile_hang_next_run", "hostile_poison_next_learner"}
 HOSTILE = sorted((c for c in CASES if c.hostile), key=lambda c: c.name in NEXT_RUN)
 # Known gaps of the page (issue 9), by case and isolation mode: the test says what happens
 # instead of failing. Strict, so a fix makes the test fail until its entry is removed.
-KNOWN = {
-    ("hostile_poison_next_learner", "isolated"):
-        "the learner worker is kept between Runs: numpy patched by one Run computes the next "
-        "Run's answers (all_zeros then passes gelu's and tp_mlp's checks)",
-    ("hostile_hang_next_run", "isolated"):
-        "the learner worker is kept between Runs: the next Run's load never ends there and "
-        "times out (all_zeros gets `load: timeout`)",
-}
+KNOWN = {}
 # The same for a known hang, which is not run (it would cost HANG_MS every time).
-KNOWN_HANGS = {
-    ("hostile_fake_check_end", "plain"):
-        "without isolation a check_end sent from learner code in the single worker disarms the "
-        "page's timer, and no whole-run deadline ends the run: it hangs until Stop",
-}
+KNOWN_HANGS = {}
 # Without isolation every Run starts in a fresh worker, whatever ran before: that is shown by
 # the cases that leave something behind in their interpreter (or attack the page's timer),
 # which run in both modes; the others run cross-origin isolated only (each Run without

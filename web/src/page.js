@@ -191,8 +191,7 @@ function main() {
       setStatus("stopped", "stopped");
     } else {
       clearReport();
-      // Python may be left in a broken state: start afresh so the next Run works.
-      python.restart();
+      // The worker client has already started Python afresh, so the next Run works.
       setStatus("error", "pythonFailed", { message: outcome.message });
     }
   }

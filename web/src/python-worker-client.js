@@ -6,9 +6,12 @@
 // through the page (learner-channel.js), which owns the timers, driven only by the grader's
 // check_start/check_end. A learner request past its check's limit is answered `timeout` at once
 // and the learner worker swapped for a spare that has already started.
+// Every grading Run starts on a learner worker no learner code has run in (the spare).
 // Not isolated (single mode): one worker grades in-process; every Run grades in a fresh worker
 // (started ahead, warmed up), and a time limit or Stop ends the worker and, for a time limit,
-// grades again in a fresh one with that check reported as timed out.
+// grades again in a fresh one with that check reported as timed out. Learner code there can
+// send events as the grader would, so a whole-run deadline armed by the page alone backs the
+// check timers up.
 
 import protocol from "../../py/lessonkit/protocol.json";
 import { LearnerLink } from "./learner-channel.js";
@@ -119,7 +122,7 @@ export class PythonWorker {
   }
 
   /** Starts afresh (after Python failed in a way the page cannot tell apart from a broken one). */
-  restart() {
+  startAfresh() {
     if (this.split) {
       this.restartGrader();
       this.link.replace();
@@ -208,8 +211,11 @@ export class PythonWorker {
   async runJob(job) {
     try {
       if (!this.split && job.type === "grade" && this.single.dirty) this.replaceSingle();
+      // A Run after one (or after Try with my code) must not meet what that code left behind.
+      if (this.split && job.type === "grade" && this.link.learner.used) this.link.replace();
       await Promise.race([this.whenReady(job), job.cancelled]);
     } catch (error) {
+      this.startAfresh();  // a worker that failed to start is no use to the next job
       return { kind: "crash", message: error.message };
     } finally {
       this.waiting.delete(job);
@@ -227,7 +233,14 @@ export class PythonWorker {
    * the job caught up with) shows its progress meanwhile, as "Restarting Python".
    */
   whenReady(job) {
-    const process = this.processOf(job);
+    // A Run waits for its learner worker here too, before its time starts (not the warm-up,
+    // whose learner starts with the page and shows the page's own progress).
+    const processes = this.split && job.type === "grade" && !job.warmUp
+      ? [this.grader, this.link.learner] : [this.processOf(job)];
+    return Promise.all(processes.map((process) => this.shownStarting(process)));
+  }
+
+  shownStarting(process) {
     if (!process.onProgress) {
       let shown = false;
       process.onProgress = (p) => {
@@ -244,7 +257,13 @@ export class PythonWorker {
     job.running = null;
     job.sent = true;
     job.sentAt = performance.now();
+    job.lastStart = null;
     if (this.split) Atomics.store(this.interrupt, 0, 0);
+    if (!this.split && job.type === "grade") {
+      // Counts grading only: each attempt gets what the earlier ones left.
+      const ms = this.config.lesson.totalSeconds * 1000 + GRACE_MS - job.usedMs;
+      job.runCountdown = new Countdown(ms, () => this.onRunDeadline(job));
+    }
     const process = this.processOf(job);
     if (job.type === "grade") {
       // After a restart: what the earlier workers learned, and the time they spent grading
@@ -253,6 +272,7 @@ export class PythonWorker {
                      timed_out: job.timedOut, crashed: job.crashed, time_used_s: job.usedMs / 1000,
                      lang: job.lang });
     } else if (this.split) {
+      if (!job.warmUp) this.link.learner.used = true;
       // A widget's call list gets one check's time limit as a whole.
       if (await this.link.runExample(job.id, job.source, job.calls, (data) => this.onMessage(data))) {
         this.armCheck(job, this.config.lesson.checkSeconds);
@@ -281,6 +301,7 @@ export class PythonWorker {
   onEvent(job, event) {
     if (event.event === "check_start") {
       job.running = event.id;
+      job.lastStart = { id: event.id, at: performance.now() };
       job.calling = null;
       job.expired = false;
       job.answeredTimeout = false;
@@ -291,7 +312,9 @@ export class PythonWorker {
     if (event.event === "call") job.calling = event.fn;
     // Single mode: a widget's call list starts when the worker gets to it.
     if (event.event === "example_start" && !this.split) this.armCheck(job, this.config.lesson.checkSeconds);
-    if (event.event === "check_end") {
+    // One for another check (a collection error's, or one learner code sent) leaves the
+    // running check's timer armed.
+    if (event.event === "check_end" && event.id === job.running) {
       job.running = null;
       // A reload between checks (after a lost learner worker) is not this check's.
       job.expired = false;
@@ -306,6 +329,7 @@ export class PythonWorker {
   onLearnerRequest(job, { seq, request, time_limit_s: limit }) {
     if (job.stopping) return this.link.answerAtOnce(seq, "stopped");
     if (job.expired) return this.link.answerAtOnce(seq, "timeout");
+    if (!job.warmUp) this.link.learner.used = true;
     // A learner worker still starting (after a replacement) does not eat the check's time.
     job.countdown?.pause();
     this.link.forward(seq, request, {
@@ -393,15 +417,32 @@ export class PythonWorker {
     job.escalation = setTimeout(regrade, GRACE_MS);
   }
 
-  async restartAndResend(job) {
+  /**
+   * Single mode: the run's grading time (total_seconds + grace_s) is past, though no check
+   * timer expired: learner code sent a check_end as the grader would, say. The check that
+   * started last is reported as timed out, charged one check's limit from its start as its own
+   * timer would have been (so every attempt of a run costs at least that much, and the run
+   * ends); a fresh worker grades again, the checks before it keeping their verdicts.
+   */
+  onRunDeadline(job) {
+    if (job !== this.current || job.stopping) return;
+    const { id, at } = job.lastStart ?? { id: "load", at: job.sentAt };
+    job.timedOut[id] = job.calling ?? null;
+    this.restartAndResend(job, at - job.sentAt + this.config.lesson.checkSeconds * 1000);
+  }
+
+  /** `usedMs`: what this attempt counts against the run's time (by default, all it took). */
+  async restartAndResend(job, usedMs = performance.now() - job.sentAt) {
     this.disarm(job);
-    job.usedMs += performance.now() - job.sentAt;
+    job.runCountdown?.cancel();
+    job.usedMs += usedMs;
     job.sent = false;
     if (this.split) this.restartGrader();
     else this.replaceSingle();
     try {
       await this.whenReady(job);
     } catch (error) {
+      this.startAfresh();
       this.finish({ kind: "crash", message: error.message });
       return;
     }
@@ -412,6 +453,7 @@ export class PythonWorker {
     const job = this.current;
     if (!job) return;
     this.disarm(job);
+    job.runCountdown?.cancel();
     this.current = null;
     // Single mode: the worker a Run graded in is used; the next Run gets a fresh one.
     if (!this.split && job.type === "grade" && !job.warmUp && this.single.dirty) this.replaceSingle();
