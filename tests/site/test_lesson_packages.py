@@ -3,7 +3,7 @@ with their sha256, located errors for anything else, `lessonkit check` and `grad
 pinned wheel in CPython for grading runs only, and the build vendoring each verified wheel (and
 micropip) into the site, counted in the page's download and precached. The test lesson
 tests/fixtures/lessons/pkg-demo imports einops; the page installing it offline is
-tests/browser/test_lesson_packages.py."""
+tests/browser/test_lesson_packages_in_page.py."""
 from __future__ import annotations
 
 import hashlib
