@@ -131,7 +131,8 @@ def write_lesson(site: Path, lesson: lessons.Lesson, html: str, assets: dict, si
                    "solutionAfterFailedRuns": lesson.solution_after_failed_runs},
         "urls": {"worker": f"../../assets/{assets['worker.js']}", "pyodide": "../../pyodide/",
                  "engine": "../../py/lessonkit.zip", "lesson": "lesson.zip", "solution": MODEL_SOLUTION,
-                 "wheels": f"../../{lesson_packages.WHEELS_DIR}/"},
+                 # only where the folder exists: a site whose lessons pin nothing has no wheels/
+                 **({"wheels": f"../../{lesson_packages.WHEELS_DIR}/"} if requirements else {})},
         "downloadBytes": download_bytes,
     }
     (page_dir / "index.html").write_text(pages.lesson_page(lesson, html, assets, config, *neighbours), encoding="utf-8")
