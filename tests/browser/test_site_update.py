@@ -38,12 +38,6 @@ UPDATE = """async () => {
 }"""
 
 
-@pytest.fixture(autouse=True)
-def isolated_only(isolation):
-    if isolation != "isolated":
-        pytest.skip("this test serves its own builds")
-
-
 @pytest.fixture(scope="module")
 def build_b(tmp_path_factory):
     lessons = tmp_path_factory.mktemp("lessons-b")
@@ -94,7 +88,9 @@ def titles(page) -> list[str]:
 
 def model_solution(page) -> str:
     page.locator("#show-solution").click()
-    return page.locator("#model-solution-code").inner_text()
+    code = page.locator("#model-solution-code")
+    code.wait_for(state="visible")  # the click fetches the file: the text comes with it
+    return code.inner_text()
 
 
 def test_an_open_page_keeps_its_build_and_the_next_visit_gets_the_new_one(browser, host, build_b, set_code,
