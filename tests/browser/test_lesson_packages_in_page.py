@@ -14,7 +14,7 @@ from conftest import READY_TIMEOUT_MS, ROOT, SCREENSHOTS
 
 sys.path.insert(0, str(ROOT / "tools"))
 from sitebuild.serve import serve_in_thread  # noqa: E402
-from sitebuild.testing import build_site  # noqa: E402
+from sitebuild.testing import shared_site  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures" / "lessons"
 REFERENCE = (FIXTURES / "pkg-demo" / "reference.py").read_text()
@@ -25,13 +25,7 @@ CHANGES_EINOPS = ("import einops\nassert not hasattr(einops, 'changed'), 'the la
 
 @pytest.fixture(scope="module")
 def demo_site(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("pkg-demo-browser") / "dist"
-    proc = build_site(out, FIXTURES)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    # packages.js names micropip; no other part of the front end does.
-    if not any("micropip" in p.read_text() for p in (out / "assets").glob("*.js")):
-        pytest.skip("the Python worker does not call installRequirements (web/src/worker/packages.js) yet")
-    return out
+    return shared_site(tmp_path_factory, FIXTURES)  # the build tests/site/test_lesson_packages.py tests
 
 
 @pytest.fixture

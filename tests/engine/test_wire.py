@@ -57,7 +57,8 @@ def test_unusable_keeps_only_its_description():
 
 
 @pytest.mark.parametrize("value", [object(), np.array(["a"]), np.array([None], dtype=object),
-                                   lambda: 1, {(1, 2): 3}, np.int64], ids=repr)
+                                   lambda: 1, {(1, 2): 3}, np.int64],
+                         ids=["object", "str-array", "object-array", "function", "tuple-key", "type"])
 def test_what_is_not_plain_data_is_not_encoded(value):
     with pytest.raises(WireError):
         encode(value)

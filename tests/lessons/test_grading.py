@@ -9,7 +9,8 @@ import pytest
 
 from lessonkit.cli import check_lesson
 
-pytestmark = pytest.mark.slow
+# One worker: pyodide_results grades every lesson in one Node run, once.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("pyodide-node")]
 
 # Which entry is "largest" among equal differences (a symmetric mistake such as ReLU for GeLU
 # is off by the same amount at x and -x) depends on the last bit of libm's tanh and exp, which

@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 from sitebuild import lesson_packages, vendor  # noqa: E402
 from sitebuild.errors import BuildError  # noqa: E402
-from sitebuild.testing import build_site  # noqa: E402
+from sitebuild.testing import build_site, shared_site  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures" / "lessons"
 DEMO = FIXTURES / "pkg-demo"
@@ -152,10 +152,7 @@ def test_lessonkit_grade_installs_the_pin_for_its_child_process(tmp_path):
 # --- the build ------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def demo_site(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("pkg-demo-site") / "dist"
-    proc = build_site(out, FIXTURES)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    return out
+    return shared_site(tmp_path_factory, FIXTURES)  # one build, shared with the browser's test
 
 
 def page_config(site: Path) -> dict:

@@ -4,6 +4,7 @@ same for a site of other lessons, such as tests/fixtures/lessons), and
 a driver for `build.py serve --watch` (tests/site/test_watch.py, bench/watch_bench.py)."""
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import re
@@ -32,11 +33,19 @@ def shared_site(tmp_path_factory, lessons: Path | None = None) -> Path:
         return Path(os.environ["TP_SITE_DIST"]).resolve()
     folder = "shared-site" if lessons is None else \
         "shared-site-" + hashlib.sha256(str(Path(lessons).resolve()).encode()).hexdigest()[:12]
-    out = tmp_path_factory.getbasetemp() / folder / "dist"
-    if not (out / "index.html").is_file():
-        proc = build_site(out, lessons)
-        if proc.returncode != 0:
-            raise RuntimeError(f"build.py failed:\n{proc.stdout}\n{proc.stderr}")
+    base = tmp_path_factory.getbasetemp()
+    # Under pytest-xdist each worker has its own basetemp inside the run's: the build goes in the
+    # run's, once, the first worker to need it building while the others wait on the lock.
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent
+    out = base / folder / "dist"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with open(base / f"{folder}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (out / "index.html").is_file():
+            proc = build_site(out, lessons)
+            if proc.returncode != 0:
+                raise RuntimeError(f"build.py failed:\n{proc.stdout}\n{proc.stderr}")
     return out
 
 
