@@ -155,7 +155,10 @@ def page(context, site_url):
 
 @pytest.fixture
 def lesson_page(page, lesson_url):
-    """The tp-mlp lesson open in a fresh tab (Python still loading)."""
+    """The tp-mlp lesson open in a fresh tab (Python still loading), its workers and reports
+    recorded (RECORD_WORKERS, RECORD_REPORTS)."""
+    page.add_init_script(RECORD_WORKERS)
+    page.add_init_script(RECORD_REPORTS)
     page.goto(lesson_url)
     return page
 

@@ -1,5 +1,6 @@
 """Every lesson's page in the real browser: it renders and loads Python with no console
-errors, and every widget it declares mounts and reacts to an edit. The minimal widget of
+errors, every widget it declares mounts and reacts to an edit, and axe-core finds no serious or
+critical violation in either language or colour theme (tests/a11y.py). The minimal widget of
 docs/widgets.md, added to a scaffolded lesson, mounts, recomputes and runs the learner's code.
 One isolation mode (cross-origin isolated): both modes are the hardening suites' business."""
 from __future__ import annotations
@@ -9,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from a11y import every_variant
 from lessonkit import load_lesson
 from lessonkit.scaffold import new_lesson
 from sitebuild.serve import serve_in_thread
@@ -61,6 +63,9 @@ def test_the_page_renders_loads_python_and_every_widget_reacts(open_page, isolat
                                arg=[widget.element_handle(), before], timeout=5000)
         widget.screenshot(path=str(SHOTS / f"widget-{lesson.id}-{name}.png"))
     assert page.errors == []
+    # Accessibility, on the page as it is now (Python ready, widgets edited).
+    found = every_variant(page)
+    assert found == {variant: [] for variant in found}
 
 
 def docs_widget() -> str:
