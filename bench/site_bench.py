@@ -6,6 +6,8 @@ In one run it measures, each on a fresh browser profile (cold: empty HTTP and co
 service worker) and then again on the same profile (warm: the next visit):
   bare      a page that only starts upstream Pyodide 0.27.7 and imports numpy in a worker (the
             floor any Pyodide site pays), served as upstream ships it;
+  bare x2   the same page starting two such workers at once, ready when both are (the floor for
+            the isolated page, whose grader and learner start together);
   plain     the tp-mlp lesson from a server without COOP/COEP (GitHub Pages and the like; its
             warm visit runs under the service worker the cold one installed);
   isolated  the same lesson from a server sending COOP/COEP.
@@ -14,6 +16,8 @@ Figures, medians over --runs:
   result     navigation -> first graded result of the reference, Run pressed at once
   first run  Run pressed right after "ready" -> result (ready means ready: no slower than later)
   later run  a second Run -> result
+  grading    of that later Run, the time the report says grading took inside the worker (the
+             grader's, with its calls to the learner, when isolated): the part no page work is in
   MB         bytes the server sent for the visit (compressed bytes where it sent .br)
   RSS MB     the resident memory of the browser's renderer processes once the page is ready and
              has graded twice (its Python workers live there: isolated, a grader, a learner and
@@ -57,11 +61,13 @@ NUMPY_WHEEL = "numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl"
 BARE_HTML = """<!doctype html><meta charset="utf-8"><title>bare Pyodide</title><link rel="icon" href="data:,">
 <p id="state">loading</p>
 <script>
-const worker = new Worker("worker.js");
-worker.onmessage = ({data}) => {
-  window.__readyAt = performance.now();
-  document.getElementById("state").textContent = data;
-};
+let waiting = Number(new URLSearchParams(location.search).get("workers") || 1);
+for (let i = waiting; i > 0; i--) {
+  new Worker("worker.js").onmessage = ({data}) => {
+    if (--waiting === 0) window.__readyAt = performance.now();
+    document.getElementById("state").textContent = data;
+  };
+}
 </script>
 """
 BARE_WORKER = """importScripts("pyodide/pyodide.js");
@@ -72,8 +78,18 @@ BARE_WORKER = """importScripts("pyodide/pyodide.js");
   postMessage("ready");
 })();
 """
-# Records when the lesson page says ready and when each result shows.
+# Records when the lesson page says ready, when each result shows, and the last report's own
+# grading time (duration_ms) as a worker posts it.
 LESSON_PROBE = """
+const ProbedWorker = window.Worker;
+window.Worker = class extends ProbedWorker {
+  constructor(...args) {
+    super(...args);
+    this.addEventListener("message", ({ data }) => {
+      if (data && data.type === "report") window.__gradingMs = data.report.duration_ms;
+    });
+  }
+};
 new MutationObserver(() => {
   const progress = document.getElementById('python-progress');
   if (progress && progress.dataset.state === 'ready' && !window.__readyAt) window.__readyAt = performance.now();
@@ -179,6 +195,7 @@ def lesson_visit(context, url: str, reference: str, server, run_at_once: bool, p
         row["ready"] = page.evaluate("window.__readyAt")
         row["first run"] = timed_run(page)
     row["later run"] = timed_run(page)
+    row["grading"] = page.evaluate("window.__gradingMs")
     row["isolated"] = page.evaluate("crossOriginIsolated")
     time.sleep(3.0)  # the spare worker started after the runs gets ready
     row["rss"] = renderer_rss_mb(profile)
@@ -214,12 +231,13 @@ def measure(runs: int, dist: Path, reference: str) -> dict:
         with sync_playwright() as p:
             for run in range(runs):
                 for kind, server, url in (("bare", bare, bare_url + "index.html"),
+                                          ("bare x2", bare, bare_url + "index.html?workers=2"),
                                           ("plain", plain, plain_url + lesson_path),
                                           ("isolated", isolated, isolated_url + lesson_path)):
                     with tempfile.TemporaryDirectory(prefix="profile-") as profile:
                         context = p.chromium.launch_persistent_context(
                             profile, executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-                        if kind == "bare":
+                        if kind.startswith("bare"):
                             cold = bare_visit(context, url, server, profile)
                             time.sleep(1.0)  # let the code cache settle, as a next visit would find it
                             warm = bare_visit(context, url, server, profile)
@@ -248,7 +266,7 @@ def median(rows: list[dict], key: str) -> float | None:
 
 
 def report(samples: dict, runs: int):
-    keys = ("ready", "result", "first run", "later run")
+    keys = ("ready", "result", "first run", "later run", "grading")
     print(f"\nmedians of {runs} run{'s' * (runs != 1)} (ms; MB sent by the server)")
     print(f"{'':16}" + "".join(f"{k:>11}" for k in keys) + f"{'MB':>8}{'RSS MB':>8}{'isolated':>10}")
     for name, rows in samples.items():
@@ -266,9 +284,16 @@ def report(samples: dict, runs: int):
     ratio_row("cold first result / bare cold ready", "result", lambda m: samples[f"{m} cold"], bare_cold, "ready", "")
     ratio_row("warm first result / bare warm ready", "result", lambda m: samples[f"{m} warm"], bare_warm, "ready", "")
     ratio_row("cold bytes / bare cold bytes", "bytes", lambda m: samples[f"{m} cold"], bare_cold, "bytes", "<= 0.55")
+    # What two interpreters cost at least: the isolated page against two bare workers at once.
+    print("\nratios to two bare workers at once           plain  isolated")
+    for label, state in (("cold ready / bare x2 cold ready", "cold"), ("warm ready / bare x2 warm ready", "warm")):
+        vals = [median(samples[f"{m} {state}"], "ready") / median(samples[f"bare x2 {state}"], "ready")
+                for m in ("plain", "isolated")]
+        print(f"  {label:42}{vals[0]:>5.2f}{vals[1]:>10.2f}")
     print("\nthe lesson once ready                       plain  isolated   goal")
     for label, key, goal in (("first run after ready, warm visit (ms)", "first run", "<= later run"),
-                             ("later run (ms)", "later run", "<= 150")):
+                             ("later run (ms)", "later run", "<= 150"),
+                             ("  of it, grading inside the worker (ms)", "grading", "")):
         vals = [median(samples[f"{m} warm"], key) for m in ("plain", "isolated")]
         print(f"  {label:42}{vals[0]:>5.0f}{vals[1]:>10.0f}   {goal}")
 
