@@ -102,16 +102,26 @@ def output_on_page(page) -> str:
     return page.evaluate("document.querySelector('#output pre').textContent")
 
 
-@pytest.fixture(scope="module")
-def session_page(context, site_url, lesson_url):
-    """One lesson page for the whole catalogue (per isolation mode), Python loaded."""
+def open_ready(context, site_url, lesson_url, route=None):
+    """A new tab on the lesson, its storage cleared first on the home page (which starts no
+    Python), `route` handling the lesson page's own request if given; returned once Python is
+    ready."""
     page = context.new_page()
     page.errors = []
     page.on("pageerror", lambda e: page.errors.append(f"pageerror: {e}"))
-    page.goto(site_url + "index.html")  # the home page: it starts no Python
+    if route is not None:
+        page.route(lesson_url, route)
+    page.goto(site_url + "index.html")
     page.evaluate("localStorage.clear()")
     page.goto(lesson_url)
     page.wait_for_selector("#python-progress[data-state=ready]", timeout=120_000)
+    return page
+
+
+@pytest.fixture(scope="module")
+def session_page(context, site_url, lesson_url):
+    """One lesson page for the whole catalogue (per isolation mode), Python loaded."""
+    page = open_ready(context, site_url, lesson_url)
     yield page
     page.close()
 
@@ -125,14 +135,7 @@ def short_run_page(context, site_url, lesson_url):
         html = response.text()
         assert '"totalSeconds": 60.0' in html
         route.fulfill(response=response, body=html.replace('"totalSeconds": 60.0', f'"totalSeconds": {SHORT_TOTAL_S}'))
-    page = context.new_page()
-    page.errors = []
-    page.on("pageerror", lambda e: page.errors.append(f"pageerror: {e}"))
-    page.route(lesson_url, shorten)
-    page.goto(site_url + "index.html")
-    page.evaluate("localStorage.clear()")
-    page.goto(lesson_url)
-    page.wait_for_selector("#python-progress[data-state=ready]", timeout=120_000)
+    page = open_ready(context, site_url, lesson_url, shorten)
     yield page
     page.close()
 

@@ -288,7 +288,7 @@ def verdicts(report: dict) -> dict[str, tuple[str, str]]:
 
 def covering(solutions):
     """The fewest wrong/ solutions (greedily) whose `# catches:` headers name every check function
-    that any of them names: each check's failure messages travel from learner to grader once."""
+    that any of them names, so every check's failure message crosses the channel at least once."""
     def functions(caught):
         return {re.sub(r"\[.*", "", pattern) for pattern in caught}
     wanted = set().union(*(functions(c) for _, _, c in solutions))
