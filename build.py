@@ -164,7 +164,7 @@ def main(argv=None) -> int:
     parser.add_argument("--no-minify", action="store_true", help="readable bundles for debugging")
     parser.add_argument("--watch", action="store_true",
                         help="serve: rebuild on changes to lessons/, web/, py/ and reload open pages")
-    args = parser.parse_args(argv)
+    args = parser.parse_intermixed_args(argv)  # `serve --watch 8080`, as ./dev serve 8080 sends it
     try:
         if args.command == "fetch":
             loaded = [lessons.load(d, ROOT) for d in lessons.find_lessons(args.lessons)]

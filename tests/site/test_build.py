@@ -347,6 +347,22 @@ def test_a_missing_companion_file_stops_the_build_at_its_line(tmp_path, lessons_
 
 
 # --- serving --------------------------------------------------------------------------------
+def test_serve_takes_the_port_after_its_options(dist):
+    """`./dev serve 8080` runs `build.py serve --watch 8080`: a port after the options is the port."""
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = subprocess.Popen([sys.executable, str(ROOT / "build.py"), "serve", "--no-build", "--out", str(dist),
+                               str(port)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        line = server.stdout.readline()
+        assert f"http://127.0.0.1:{port}/" in line, line + server.stdout.read()
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
 @pytest.mark.parametrize("isolated", [True, False], ids=["isolated", "plain"])
 def test_serve_prints_its_url_and_sends_isolation_headers_only_when_asked(dist, isolated):
     import urllib.request
