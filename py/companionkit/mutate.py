@@ -14,6 +14,7 @@ import tempfile
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from .bundle import PACKAGE, SHIPPED_MODULES
 
@@ -33,8 +34,16 @@ class MutationError(ValueError):
     pass
 
 
+class Suite(NamedTuple):
+    options: dict  # passed to every run (small sizes)
+    mutations: list  # [Mutation]
+    # Checks whose outcome depends on the machine's load (a timing bound): judged only in the
+    # mutations whose `fails` name them, and not in the unbroken run.
+    machine_dependent: list
+
+
 def load(path):
-    """(options, [Mutation]) from a mutations.toml; MutationError with path:line for bad entries."""
+    """The Suite of a mutations.toml; MutationError with path:line for bad entries."""
     path = Path(path)
     text = path.read_text(encoding="utf-8")
     try:
@@ -43,6 +52,7 @@ def load(path):
         raise MutationError(f"{path}: {exc}") from None
     starts = [i + 1 for i, line in enumerate(text.splitlines()) if line.strip() == "[[mutation]]"]
     mutations = []
+    noisy = list(data.get("machine_dependent", []))
     for i, entry in enumerate(data.get("mutation", [])):
         line = starts[i] if i < len(starts) else 1
         missing = [k for k in ("name", "file", "replace", "with", "fails") if k not in entry]
@@ -50,9 +60,11 @@ def load(path):
             raise MutationError(f"{path}:{line}: mutation lacks {', '.join(missing)}")
         if not entry["fails"]:
             raise MutationError(f"{path}:{line}: {entry['name']!r}: fails must name at least one check")
+        fails = list(entry["fails"])
+        may_fail = list(entry.get("may_fail", [])) + [c for c in noisy if not matches(c, fails)]
         mutations.append(Mutation(entry["name"], entry["file"], entry["replace"], entry["with"],
-                                  list(entry["fails"]), list(entry.get("may_fail", [])), line))
-    return data.get("options", {}), mutations
+                                  fails, may_fail, line))
+    return Suite(data.get("options", {}), mutations, noisy)
 
 
 def write_copy(folder, library, mutation=None):

@@ -68,7 +68,11 @@ _sigmask = getattr(signal, "pthread_sigmask", None)
 _main_thread = threading.main_thread
 _current_thread = threading.current_thread
 _active_count = threading.active_count
-_thread_count = getattr(__import__("_thread"), "_count", None)
+_thread = __import__("_thread")
+_thread_count = getattr(_thread, "_count", None)
+_get_ident = _thread.get_ident
+_current_frames = sys._current_frames
+_frozenset = frozenset
 _MISSING = object()
 _LEARNER_FILE = "solution.py"  # learner.FILENAME (learner.py imports this module)
 # sys attributes that say how the grader's process is wired; the rest of `sys` is volatile.
@@ -214,6 +218,9 @@ def learner_code(loading: bool = False):
         snap = _Snapshot()
         blocked = _block_checks_code()
         _swap_exit(_exit_instead)
+        _host_threads[0] = _frozenset(_current_frames()) - {_get_ident()}
+        _host_starts[0] = 0
+        _swap_thread_starts(_COUNTED_STARTS)
         _learner_active[0] = True
     finally:
         CRITICAL[0] = False
@@ -233,6 +240,7 @@ def learner_code(loading: bool = False):
         try:
             _learner_active[0] = False
             _swap_exit(_os_exit)
+            _swap_thread_starts(_THREAD_STARTS)
             changes, undoable = snap.restore(left_trace, left_profile)
             for fn, code in blocked:  # after restore(), which may put the stub back first
                 fn.__code__ = code
@@ -265,6 +273,33 @@ def _swap_exit(fn) -> None:
     for module in (os, _posix):
         if module is not None and "_exit" in _vars(module):
             _vars(module)["_exit"] = fn
+
+
+# The host's own threads may start threads while learner code runs (a test's HTTP server
+# starts one per request): those starts are counted, so that only a thread nobody else explains
+# stops grading. Every thread `threading` starts goes through one of these module functions;
+# only threads that were running before learner code began count as the host's.
+_THREAD_STARTS = [(module, name, _vars(module)[name]) for module in (threading, _thread)
+                  for name in ("_start_new_thread", "_start_joinable_thread", "start_new_thread",
+                               "start_joinable_thread") if name in _vars(module)]
+_host_threads = [frozenset()]    # idents of the threads running when learner code began
+_host_starts = [0]               # threads they started meanwhile
+
+
+def _counting(start):
+    def counted(*args, **kwargs):
+        if _get_ident() in _host_threads[0]:
+            _host_starts[0] += 1
+        return start(*args, **kwargs)
+    return counted
+
+
+_COUNTED_STARTS = [(module, name, _counting(start)) for module, name, start in _THREAD_STARTS]
+
+
+def _swap_thread_starts(starts) -> None:
+    for module, name, start in starts:
+        _vars(module)[name] = start
 
 
 def _block_checks_code() -> list:
@@ -602,7 +637,8 @@ class _Snapshot:
                 else:
                     put_back(before)
         threads = (_active_count(), _thread_count() if _thread_count else 0)
-        if threads[0] > self.threads[0] or threads[1] > self.threads[1]:
+        host = _host_starts[0]
+        if threads[0] > self.threads[0] + host or threads[1] > self.threads[1] + host:
             changes.append("a thread that is still running")
             undoable.append("a thread")
         return changes, undoable

@@ -178,6 +178,39 @@ def test_thread_left_running_is_fatal():
         stop.set()
 
 
+def test_threads_the_host_starts_meanwhile_are_not_the_learners():
+    """A host thread that was running before learner code began (a test's HTTP server, which
+    starts a thread per request) may start threads while learner code runs; a thread the
+    learner's own thread starts, even one of the learner's that starts short-lived threads to
+    look like the host, still stops grading."""
+    go, started, stop = threading.Event(), threading.Event(), threading.Event()
+
+    def host():
+        go.wait()
+        threading.Thread(target=stop.wait, daemon=True).start()
+        started.set()
+        stop.wait()
+
+    def learner_looking_like_the_host():
+        def spawner():
+            for _ in range(3):
+                threading.Thread(target=lambda: None).start()
+            stop.wait()
+        threading.Thread(target=spawner, daemon=True).start()
+
+    server = threading.Thread(target=host, daemon=True)
+    server.start()
+    try:
+        def learner():
+            go.set()
+            assert started.wait(5)
+        assert run(learner) is None
+        exc = run(learner_looking_like_the_host)
+        assert exc.fatal and "thread" in exc.message
+    finally:
+        stop.set()
+
+
 def test_os_exit_raises_inside_learner_code():
     def learner():
         os._exit(3)
