@@ -100,6 +100,16 @@ def test_lesson_page_has_prose_widgets_and_controls(dist):
         assert target.exists(), url
 
 
+def test_the_same_sources_bundle_to_the_same_files_in_any_output_folder(dist, tmp_path):
+    """The bundles' names and bytes do not depend on where the site is built (so a build's
+    compressed copies are cached, and two builds of one commit are the same site)."""
+    from sitebuild import bundle, lessons
+    widgets = lessons.widgets([load_lesson(d) for d in LESSONS])
+    names = bundle.bundle(ROOT, tmp_path / "elsewhere" / "assets", widgets)
+    for name, file in names.items():
+        assert (dist / "assets" / file).read_bytes() == (tmp_path / "elsewhere" / "assets" / file).read_bytes(), name
+
+
 def test_bundles_are_real_bundles(dist):
     assets = dist / "assets"
     page_js = next(assets.glob("page-*.js")).read_text()

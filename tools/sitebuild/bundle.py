@@ -5,7 +5,9 @@ Widgets import the generic toolkit in web/src/widgets/ as `widget-kit/<file>.js`
 `lesson-widgets`, a module generated here from the lessons' widget files (docs/widgets.md)."""
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -37,8 +39,15 @@ def bundle(root: Path, assets_dir: Path, widgets: dict[str, dict[str, Path]],
         raise BuildError(f"esbuild not found at {esbuild}: run `npm ci` (tools/setup.sh does)")
     metafile = assets_dir / ".esbuild-meta.json"
     assets_dir.mkdir(parents=True, exist_ok=True)
-    registry = assets_dir / ".lesson-widgets.js"
-    registry.write_text(widget_registry(widgets), encoding="utf-8")
+    # esbuild's content hashes depend on the paths of the inputs: the registry's path is named
+    # by its content, so the same lessons give the same bundles whatever the output folder.
+    text = widget_registry(widgets)
+    registry = root / ".cache" / "lesson-widgets" / f"{hashlib.sha256(text.encode()).hexdigest()[:16]}.js"
+    if not registry.is_file():
+        registry.parent.mkdir(parents=True, exist_ok=True)
+        partial = registry.with_name(f".{registry.name}.{os.getpid()}")
+        partial.write_text(text, encoding="utf-8")
+        partial.replace(registry)  # whole, even with another build writing the same file
     cmd = [str(esbuild), *(f"{name}={root / src}" for name, src in ENTRY_POINTS.items()),
            "--bundle", "--format=iife", "--target=es2020", "--charset=utf8",
            f"--outdir={assets_dir}", "--entry-names=[name]-[hash]", "--asset-names=fonts/[name]-[hash]",
@@ -48,7 +57,6 @@ def bundle(root: Path, assets_dir: Path, widgets: dict[str, dict[str, Path]],
     if minify:
         cmd.append("--minify")
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=root)
-    registry.unlink()
     if proc.returncode != 0:
         raise BuildError(f"esbuild failed:\n{proc.stderr.strip()}")
     meta = json.loads(metafile.read_text())

@@ -10,9 +10,11 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import os
 import shutil
 import subprocess
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from .errors import BuildError
@@ -70,7 +72,8 @@ def compress(site: Path, cache: Path, log=print):
                 raise BuildError(f"brotli compression failed (node compress.mjs):\n{proc.stderr.strip()[-2000:]}")
             for digest in todo:
                 (Path(work) / f"{digest}.br").replace(cache / f"{digest}.br")
-    for path in targets:
+
+    def place(path: Path):
         size = path.stat().st_size
         brotli = cache / f"{digests[path]}.br"
         if brotli.stat().st_size < size:
@@ -79,3 +82,7 @@ def compress(site: Path, cache: Path, log=print):
         data = gzip.compress(path.read_bytes(), compresslevel=9, mtime=0)
         if len(data) < size:
             path.with_name(path.name + ".gz").write_bytes(data)
+
+    # zlib lets go of the GIL while it compresses: one thread per core.
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        list(pool.map(place, targets))

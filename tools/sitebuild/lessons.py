@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import zipfile
+from concurrent.futures import ThreadPoolExecutor
 from html import escape
 from pathlib import Path
 
@@ -29,16 +30,22 @@ def find_lessons(lessons_dir: Path) -> list[Path]:
 
 
 def validate(lesson_dirs: list[Path], py_dir: Path, root: Path, log=print):
-    """Runs the engine's `lessonkit check` on every lesson; the first failure stops the build with
-    the engine's located message."""
+    """Runs the engine's `lessonkit check` on every lesson, one process per core at a time (each
+    grades its lesson's solutions); the first lesson in order that fails stops the build with the
+    engine's located message."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(py_dir), os.environ.get("PYTHONPATH", "")])}
-    for lesson_dir in lesson_dirs:
+
+    def check(lesson_dir: Path) -> subprocess.CompletedProcess:
         log(f"checking {_rel(lesson_dir, root)}")
-        proc = subprocess.run([sys.executable, "-m", "lessonkit", "check", str(lesson_dir)],
+        return subprocess.run([sys.executable, "-m", "lessonkit", "check", str(lesson_dir)],
                               capture_output=True, text=True, cwd=root, env=env)
-        if proc.returncode != 0:
-            detail = "\n".join(s.strip() for s in (proc.stdout, proc.stderr) if s.strip())
-            raise BuildError(f"lesson {_rel(lesson_dir, root)} failed `lessonkit check`:\n{detail}")
+
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        for lesson_dir, proc in zip(lesson_dirs, pool.map(check, lesson_dirs)):
+            if proc.returncode != 0:
+                pool.shutdown(cancel_futures=True)
+                detail = "\n".join(s.strip() for s in (proc.stdout, proc.stderr) if s.strip())
+                raise BuildError(f"lesson {_rel(lesson_dir, root)} failed `lessonkit check`:\n{detail}")
 
 
 def load(lesson_dir: Path, root: Path) -> Lesson:
