@@ -215,12 +215,12 @@ def learner_code(loading: bool = False):
     """
     CRITICAL[0] = True
     try:
+        # Before the snapshot: a thread the host starts from here on is counted.
+        _host_threads[0] = _frozenset(_current_frames()) - {_get_ident()}
+        _host_starts[0] = 0
         snap = _Snapshot()
         blocked = _block_checks_code()
         _swap_exit(_exit_instead)
-        _host_threads[0] = _frozenset(_current_frames()) - {_get_ident()}
-        _host_starts[0] = 0
-        _swap_thread_starts(_COUNTED_STARTS)
         _learner_active[0] = True
     finally:
         CRITICAL[0] = False
@@ -240,7 +240,6 @@ def learner_code(loading: bool = False):
         try:
             _learner_active[0] = False
             _swap_exit(_os_exit)
-            _swap_thread_starts(_THREAD_STARTS)
             changes, undoable = snap.restore(left_trace, left_profile)
             for fn, code in blocked:  # after restore(), which may put the stub back first
                 fn.__code__ = code
@@ -277,13 +276,12 @@ def _swap_exit(fn) -> None:
 
 # The host's own threads may start threads while learner code runs (a test's HTTP server
 # starts one per request): those starts are counted, so that only a thread nobody else explains
-# stops grading. Every thread `threading` starts goes through one of these module functions;
-# only threads that were running before learner code began count as the host's.
-_THREAD_STARTS = [(module, name, _vars(module)[name]) for module in (threading, _thread)
-                  for name in ("_start_new_thread", "_start_joinable_thread", "start_new_thread",
-                               "start_joinable_thread") if name in _vars(module)]
+# stops grading. Every thread `threading` starts goes through one of these module functions,
+# counted from the guard's import on (a swap around learner code alone would miss the host's
+# starts while the guard records and compares); only threads that were running before learner
+# code began count as the host's.
 _host_threads = [frozenset()]    # idents of the threads running when learner code began
-_host_starts = [0]               # threads they started meanwhile
+_host_starts = [0]               # threads they started since
 
 
 def _counting(start):
@@ -294,12 +292,12 @@ def _counting(start):
     return counted
 
 
-_COUNTED_STARTS = [(module, name, _counting(start)) for module, name, start in _THREAD_STARTS]
-
-
-def _swap_thread_starts(starts) -> None:
-    for module, name, start in starts:
-        _vars(module)[name] = start
+for _module in (threading, _thread):
+    for _name in ("_start_new_thread", "_start_joinable_thread", "start_new_thread",
+                  "start_joinable_thread"):
+        if _name in _vars(_module):
+            _vars(_module)[_name] = _counting(_vars(_module)[_name])
+del _module, _name
 
 
 def _block_checks_code() -> list:

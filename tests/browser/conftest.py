@@ -57,10 +57,17 @@ window.Worker = class extends PageWorker {
 """
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(items):
     for item in items:
         if Path(str(item.fspath)).is_relative_to(Path(__file__).parent):
             item.add_marker(pytest.mark.browser)
+        # A module whose tests share one page per isolation mode (`per_isolation_group`): the
+        # tests of each mode go to one test worker, the two modes to either.
+        group = item.get_closest_marker("per_isolation_group")
+        callspec = getattr(item, "callspec", None)
+        if group and callspec and "isolation" in callspec.params:
+            item.add_marker(pytest.mark.xdist_group(f"{group.args[0]}-{callspec.params['isolation']}"))
 
 
 # Every report the page receives from a worker (the warm-up's included), as it arrives (an init

@@ -32,9 +32,9 @@ sys.path.insert(0, str(ROOT / "tests" / "hardening"))
 
 from catalogue import ALL_ZEROS, all_cases, lesson_check_ids  # noqa: E402
 
-# One test worker for the module: every case of a mode runs in one page, which the last
-# catalogue test then checks.
-pytestmark = pytest.mark.xdist_group("hardening-page")
+# One test worker for each isolation mode: every case of a mode runs in one page, which the
+# last catalogue test then checks.
+pytestmark = pytest.mark.per_isolation_group("hardening")
 CASES = all_cases()
 # The catalogue cases whose handling is the page's own (a time limit, a worker that exits,
 # aborts or runs out of memory, wasm's stack, no threads, output floods, stdin, located syntax

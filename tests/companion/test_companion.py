@@ -110,7 +110,7 @@ def test_the_zip_holds_a_runnable_script_a_readme_and_the_notebook(downloads, tm
     assert (folder / names["notebook"]).read_bytes() == (out / names["notebook"]).read_bytes()
     env = {**os.environ, "PYTHONPATH": ""}
     report = tmp_path / "report.json"
-    small, _ = mutate.load(lesson / "companion" / "mutations.toml")
+    small = mutate.load(lesson / "companion" / "mutations.toml").options
     options = [arg for name, value in small.items() for arg in ("--option", f"{name}={json.dumps(value)}")]
     run = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
                           names["script"], "--device-report", str(report), *options],

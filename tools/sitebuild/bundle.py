@@ -8,7 +8,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 from .errors import BuildError
@@ -37,10 +39,9 @@ def bundle(root: Path, assets_dir: Path, widgets: dict[str, dict[str, Path]],
     esbuild = root / "node_modules" / ".bin" / "esbuild"
     if not esbuild.exists():
         raise BuildError(f"esbuild not found at {esbuild}: run `npm ci` (tools/setup.sh does)")
-    metafile = assets_dir / ".esbuild-meta.json"
-    assets_dir.mkdir(parents=True, exist_ok=True)
-    # esbuild's content hashes depend on the paths of the inputs: the registry's path is named
-    # by its content, so the same lessons give the same bundles whatever the output folder.
+    # esbuild's content hashes cover the sources' paths relative to its output folder: it writes
+    # into a folder of fixed depth inside the repository, and the registry's path is named by its
+    # content, so the same sources give the same bundles whatever folder the site is built in.
     text = widget_registry(widgets)
     registry = root / ".cache" / "lesson-widgets" / f"{hashlib.sha256(text.encode()).hexdigest()[:16]}.js"
     if not registry.is_file():
@@ -48,21 +49,26 @@ def bundle(root: Path, assets_dir: Path, widgets: dict[str, dict[str, Path]],
         partial = registry.with_name(f".{registry.name}.{os.getpid()}")
         partial.write_text(text, encoding="utf-8")
         partial.replace(registry)  # whole, even with another build writing the same file
-    cmd = [str(esbuild), *(f"{name}={root / src}" for name, src in ENTRY_POINTS.items()),
-           "--bundle", "--format=iife", "--target=es2020", "--charset=utf8",
-           f"--outdir={assets_dir}", "--entry-names=[name]-[hash]", "--asset-names=fonts/[name]-[hash]",
-           "--loader:.woff2=file", "--loader:.woff=file", "--loader:.ttf=file",
-           f"--alias:widget-kit={root / WIDGET_KIT}", f"--alias:lesson-widgets={registry}",
-           "--sourcemap=linked", f"--metafile={metafile}", "--log-level=warning"]
-    if minify:
-        cmd.append("--minify")
-    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=root)
-    if proc.returncode != 0:
-        raise BuildError(f"esbuild failed:\n{proc.stderr.strip()}")
-    meta = json.loads(metafile.read_text())
-    metafile.unlink()
+    (root / ".cache" / "bundle").mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=root / ".cache" / "bundle") as work:
+        work = Path(work)
+        metafile = work / ".esbuild-meta.json"
+        cmd = [str(esbuild), *(f"{name}={root / src}" for name, src in ENTRY_POINTS.items()),
+               "--bundle", "--format=iife", "--target=es2020", "--charset=utf8",
+               f"--outdir={work / 'assets'}", "--entry-names=[name]-[hash]", "--asset-names=fonts/[name]-[hash]",
+               "--loader:.woff2=file", "--loader:.woff=file", "--loader:.ttf=file",
+               f"--alias:widget-kit={root / WIDGET_KIT}", f"--alias:lesson-widgets={registry}",
+               "--sourcemap=linked", f"--metafile={metafile}", "--log-level=warning"]
+        if minify:
+            cmd.append("--minify")
+        proc = subprocess.run(cmd, capture_output=True, text=True, cwd=root)
+        if proc.returncode != 0:
+            raise BuildError(f"esbuild failed:\n{proc.stderr.strip()}")
+        meta = json.loads(metafile.read_text())
+        shutil.copytree(work / "assets", assets_dir, dirs_exist_ok=True)
+
     def rel(path: str) -> str:
-        return (root / path).resolve().relative_to(assets_dir.resolve()).as_posix()
+        return (root / path).resolve().relative_to((work / "assets").resolve()).as_posix()
 
     entry_names = {(root / src).resolve(): name for name, src in ENTRY_POINTS.items()}
     outputs = {}
