@@ -77,9 +77,14 @@ def host(built_site, tmp_path):
 
 
 def deploy(build, folder):
-    """Replaces the served site, as a publish step does."""
-    shutil.rmtree(folder)
-    shutil.copytree(build, folder)
+    """Replaces the served site as a publish step does: the new build is copied in full beside
+    the old one, then swapped in, so no request (the page's spare worker may be fetching) meets
+    a file being deleted or half written."""
+    staged, old = folder.with_name(folder.name + "-next"), folder.with_name(folder.name + "-old")
+    shutil.copytree(build, staged)
+    folder.rename(old)
+    staged.rename(folder)
+    shutil.rmtree(old)
 
 
 def titles(page) -> list[str]:
