@@ -103,12 +103,12 @@ def workers(page) -> list[dict]:
     return page.evaluate("window.__workers")
 
 
-def wait_for_spare(page, role: str, timeout=READY_TIMEOUT_MS):
-    """Until a spare worker of `role` ("single", "learner"), started once the page is idle, is
-    ready beside the one in use."""
-    page.wait_for_function(
-        f"window.__workers.filter((w) => w.role === '{role}' && w.ready && !w.ended).length >= 2",
-        timeout=timeout)
+def wait_for_spare(page, isolation: str, timeout=READY_TIMEOUT_MS):
+    """Until the spare worker the page starts once it is idle is ready too (isolated: grader,
+    learner and a spare learner; plain: the worker and a spare)."""
+    want = 3 if isolation == "isolated" else 2
+    page.wait_for_function(f"window.__workers.filter((w) => w.ready && !w.ended).length >= {want}",
+                           timeout=timeout)
 
 
 @pytest.fixture(scope="session")

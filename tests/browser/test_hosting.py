@@ -8,9 +8,7 @@ workers, so that "plain" stays plain for the other suites)."""
 from __future__ import annotations
 
 import json
-import re
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -23,9 +21,6 @@ from sitebuild.serve import serve_in_thread  # noqa: E402
 
 REFERENCE = (ROOT / "lessons" / LESSON / "reference.py").read_text()
 LESSON_PATH = f"lessons/{LESSON}/index.html"
-# How long the page is idle before a spare starts, as python-worker-client.js defines it.
-SPARE_AFTER_IDLE_S = int(re.search(r"const SPARE_AFTER_IDLE_MS = (\d+);", (
-    ROOT / "web" / "src" / "python-worker-client.js").read_text()).group(1)) / 1000
 # Every state the progress indicator goes through ("loading" again means Python restarted).
 RECORD_PROGRESS = """
 window.__progressStates = [];
@@ -179,16 +174,10 @@ def test_while_true_in_gelu_costs_one_time_limit_on_any_host(lesson_page, python
     """gelu's first check runs into its limit; every later check that calls gelu, tp_mlp's
     included (tp_mlp calls gelu), is skipped at once and says why; shard_mlp is graded. The
     limit ends the worker running gelu (isolated: the learner worker, and the grader goes on;
-    plain: the single worker, and the run is graded again in a spare that skips gelu).
-    Isolated, no spare learner starts before the learner's code has run; one starts after."""
+    plain: the single worker, and the run is graded again in a spare that skips gelu)."""
     assert "def gelu(x):\n" in REFERENCE
     python_ready(lesson_page)
-    if isolation == "plain":
-        wait_for_spare(lesson_page, "single")  # as it is a moment after "ready"
-    else:
-        time.sleep(SPARE_AFTER_IDLE_S + 1)
-        live = sorted(w["role"] for w in workers(lesson_page) if not w["ended"])
-        assert live == ["grader", "learner"], f"a spare learner before any learner code ran: {live}"
+    wait_for_spare(lesson_page, isolation)  # as it is a moment after "ready"
     set_code(lesson_page, REFERENCE.replace("def gelu(x):\n", GELU_LOOPS, 1))
     before = workers(lesson_page)
     state, text = run_checks(lesson_page)
@@ -219,8 +208,6 @@ def test_while_true_in_gelu_costs_one_time_limit_on_any_host(lesson_page, python
     assert shown.count() == sum(c["status"] == "timeout" for c in report["checks"])
     assert "gelu was still running" in lesson_page.locator(
         '#results .check[data-check="test_gelu::test_python_floats"] .check-message').inner_text()
-    if isolation == "isolated":
-        wait_for_spare(lesson_page, "learner")  # the learner's code ran: the next Run needs a fresh one
     assert lesson_page.errors == []
 
 

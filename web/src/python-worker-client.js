@@ -24,10 +24,7 @@ const STOP_ESCALATE_MS = protocol.stop_escalation_s * 1000;
 const GRACE_MS = protocol.grace_s * 1000;
 const REALARM_MS = protocol.realarm_s * 1000;
 // A spare worker starts once the page has been idle this long (ready, or a job ended): never
-// during a Run, which it would slow down on a machine with few cores. Split mode starts a
-// spare learner only once the learner worker has run the learner's code (the next Run needs a
-// fresh one): a learner who reads after "ready" pays for two interpreters, not three, and a
-// time limit in the first Run waits for a new learner worker (its time is not charged).
+// during a Run, which it would slow down on a machine with few cores.
 const SPARE_AFTER_IDLE_MS = 1000;
 
 /** A timer that can be paused (while a replaced worker starts: restarting is never charged). */
@@ -107,8 +104,7 @@ export class PythonWorker {
     clearTimeout(this.refillTimer);
     this.refillTimer = setTimeout(() => {
       if (this.current || this.waiting.size) return;  // the job's end tries again
-      if (!this.split) this.spares.refill();
-      else if (this.link.learner.used) this.link.spares.refill();
+      (this.split ? this.link.spares : this.spares).refill();
     }, SPARE_AFTER_IDLE_MS);
   }
 
