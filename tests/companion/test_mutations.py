@@ -16,7 +16,8 @@ _reports = {}
 
 
 def outcome(lesson):
-    """(mutations, reports) of one lesson, run once per test session."""
+    """(suite, reports) of one lesson, run once per test session: its mutate.Suite, and the
+    unbroken report followed by one per mutation."""
     if lesson not in _reports:
         suite = mutate.load(lesson / "companion" / "mutations.toml")
         companion = tomllib.loads((lesson / "lesson.toml").read_text(encoding="utf-8"))["companion"]
