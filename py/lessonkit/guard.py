@@ -68,6 +68,7 @@ _sigmask = getattr(signal, "pthread_sigmask", None)
 _main_thread = threading.main_thread
 _current_thread = threading.current_thread
 _active_count = threading.active_count
+_limbo = threading._limbo
 _thread = __import__("_thread")
 _thread_count = getattr(_thread, "_count", None)
 _get_ident = _thread.get_ident
@@ -548,7 +549,10 @@ class _Snapshot:
         main = _current_thread() is _main_thread()
         self.signals = [(s, _getsignal(s)) for s in _SIGNALS] if main else []
         self.mask = _sigmask(signal.SIG_BLOCK, []) if (_sigmask and main) else None
-        self.threads = (_active_count(), _thread_count() if _thread_count else 0)
+        # A thread another thread has just started counts in _thread._count() only once it
+        # holds the GIL, but in `threading`'s _limbo from before its start: counting those too
+        # keeps a host's start just before this snapshot from looking like the learner's.
+        self.threads = (_active_count(), (_thread_count() if _thread_count else 0) + _len(_limbo))
         # The checks folder as it was when this run started: only learner code writes there.
         if _checks_dir[0] is not None and _tree[0] is None:
             _tree[0] = _read_tree(_checks_dir[0])

@@ -5,8 +5,8 @@ tests), a message for every check that did not pass, no grader internals, and a 
 works for the next Run. Then the no-loss test: whatever happens to the Python worker, the
 learner's code survives a reload.
 
-Hostile cases (`# attacks:`) run cross-origin isolated, and those aimed at the page's timer, its
-messages or the next Run (IN_BOTH) without isolation too; the ones that could leave something in
+Hostile cases (`# attacks:`) run cross-origin isolated, and those aimed at the page's timer or
+its messages (IN_BOTH) without isolation too; the ones that could leave something in
 the grader or the page (NEXT_CHECKED) are each followed in the same page by a plain wrong
 solution (cases/all_zeros.py), which must get exactly its own verdicts, and so is the whole
 catalogue. Every run must end (no hang: a generous bound, times written to
@@ -18,7 +18,6 @@ asserted.
 All cases of one isolation mode share one page, as a learner's session would."""
 from __future__ import annotations
 
-import fcntl
 import json
 import sys
 import time
@@ -58,10 +57,11 @@ KNOWN = {}
 # The same for a known hang, which is not run (it would cost HANG_MS every time).
 KNOWN_HANGS = {}
 # Without isolation every Run starts in a fresh worker, whatever ran before (shown for any code
-# by test_lesson_page.py::test_every_run_starts_in_a_fresh_python_without_isolation): the cases
-# aimed at the next Run, at the page's timer or at the page's messages run in both modes, the
-# others cross-origin isolated only (each Run without isolation boots a worker).
-IN_BOTH = {"hostile_post_message", "hostile_ignore_alarm", "hostile_fake_check_end", *NEXT_RUN}
+# by test_lesson_page.py::test_every_run_starts_in_a_fresh_python_without_isolation), so the
+# cases aimed at the next Run have nothing to reach there: the cases aimed at the page's timer
+# or at the page's messages run in both modes, the others cross-origin isolated only (each Run
+# without isolation boots a worker).
+IN_BOTH = {"hostile_post_message", "hostile_ignore_alarm", "hostile_fake_check_end"}
 # Forged check_end events leave a page without isolation only its whole-run deadline: that
 # case runs in a page whose lesson allows 10 s for a run instead of tp-mlp's 60.
 SHORT_RUN = {"hostile_fake_check_end"}
@@ -186,21 +186,20 @@ def grade_on_page(page, source, set_code, run_checks) -> dict:
 
 
 def record(isolation: str, name: str, entry: dict) -> None:
-    """Adds one case's outcome to artifacts/hardening-<mode>.json (read by people, not tests)."""
+    """Adds one case's outcome to artifacts/hardening-<mode>.json (read by people, not tests);
+    one test worker runs every case of a mode (`per_isolation_group`), so one writes each file."""
     TIMES.mkdir(parents=True, exist_ok=True)
     path = TIMES / f"hardening-{isolation}.json"
-    with open(TIMES / f"hardening-{isolation}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # the other test worker may be adding its case
-        data = json.loads(path.read_text()) if path.is_file() else {}
-        data[name] = entry
-        path.write_text(json.dumps(data, indent=1, sort_keys=True))
+    data = json.loads(path.read_text()) if path.is_file() else {}
+    data[name] = entry
+    path.write_text(json.dumps(data, indent=1, sort_keys=True))
 
 
 @pytest.mark.parametrize("case", HOSTILE, ids=[c.name for c in HOSTILE])
 def test_hostile_case_then_a_wrong_solution(case, isolation, session_page, set_code, run_checks,
                                             screenshot, request):
     if isolation == "plain" and case.name not in IN_BOTH:
-        pytest.skip("a fresh worker for every Run without isolation: shown by the cases in IN_BOTH")
+        pytest.skip("a fresh worker for every Run without isolation (test_every_run_starts_in_a_fresh_python_without_isolation)")
     if (case.name, isolation) in KNOWN_HANGS:
         pytest.xfail(KNOWN_HANGS[case.name, isolation])
     if (case.name, isolation) in KNOWN:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import READY_TIMEOUT_MS, RECORD_REPORTS, RECORD_WORKERS, workers
+from conftest import READY_TIMEOUT_MS, RECORD_REPORTS, RECORD_WORKERS, wait_for_spare, workers
 
 ROOT = Path(__file__).resolve().parents[2]
 LESSON_DIR = ROOT / "lessons" / "tp-mlp"
@@ -241,6 +241,7 @@ def test_learner_code_runs_apart_from_the_grader(shared_page, set_code, run_chec
     state, text = run_checks(page)
     assert state == "passed", text
     output = page.locator("#output").inner_text()
+    wait_for_spare(page, isolation)  # started once the page is idle, after the Run
     roles = [w["role"] for w in workers(page)]
     if isolation == "isolated":
         assert "grader modules here: []" in output, output

@@ -16,7 +16,7 @@ import threading
 
 import pytest
 
-from conftest import LESSON, READY_TIMEOUT_MS, ROOT, wait_for_service_worker
+from conftest import LESSON, READY_TIMEOUT_MS, RECORD_WORKERS, ROOT, wait_for_service_worker, wait_for_spare
 
 sys.path.insert(0, str(ROOT / "tools"))
 from sitebuild import serve  # noqa: E402
@@ -105,6 +105,7 @@ def test_an_open_page_keeps_its_build_and_the_next_visit_gets_the_new_one(browse
     page = context.new_page()
     page.errors = []
     page.on("pageerror", lambda e: page.errors.append(f"pageerror: {e}"))
+    page.add_init_script(RECORD_WORKERS)
     try:
         page.goto(url + PATH)
         page.wait_for_selector("#python-progress[data-state=ready]", timeout=READY_TIMEOUT_MS)
@@ -113,6 +114,9 @@ def test_an_open_page_keeps_its_build_and_the_next_visit_gets_the_new_one(browse
         page.wait_for_selector("#python-progress[data-state=ready]", timeout=READY_TIMEOUT_MS)
         assert page.evaluate("!!navigator.serviceWorker.controller")
         assert page.evaluate("crossOriginIsolated") is False
+        # An open page left alone: its spare worker has loaded too, so no fetch of this page's
+        # is under way while build B's worker installs and takes over.
+        wait_for_spare(page, "plain")
 
         deploy(build_b, folder)
         page.evaluate(UPDATE)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import time
 import types
 
 import numpy as np
@@ -209,6 +210,34 @@ def test_threads_the_host_starts_meanwhile_are_not_the_learners():
         assert exc.fatal and "thread" in exc.message
     finally:
         stop.set()
+
+
+def test_a_host_thread_starting_threads_all_the_time_never_stops_grading():
+    """A host thread that starts short-lived threads back to back (a busy server) while learner
+    code runs over and over: a thread it had just started as a run began, not yet counted by
+    `_thread._count()`, is not the learner's either (before the fix, about 1 run in 100)."""
+    stop = threading.Event()
+
+    def busy_host():
+        while not stop.is_set():
+            threading.Thread(target=time.sleep, args=(0.002,), daemon=True).start()
+            time.sleep(0.0005)
+
+    host = threading.Thread(target=busy_host, daemon=True)
+    host.start()
+    try:
+        stopped = 0
+        with guard.session():
+            for _ in range(2000):
+                try:
+                    with guard.learner_code():
+                        sum(range(2000))
+                except guard.Tampered:
+                    stopped += 1
+        assert stopped == 0, f"{stopped} of 2000 runs stopped by the host's threads"
+    finally:
+        stop.set()
+        host.join()
 
 
 def test_os_exit_raises_inside_learner_code():
