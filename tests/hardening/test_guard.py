@@ -215,7 +215,8 @@ def test_threads_the_host_starts_meanwhile_are_not_the_learners():
 def test_a_host_thread_starting_threads_all_the_time_never_stops_grading():
     """A host thread that starts short-lived threads back to back (a busy server) while learner
     code runs over and over: a thread it had just started as a run began, not yet counted by
-    `_thread._count()`, is not the learner's either (before the fix, about 1 run in 100)."""
+    `_thread._count()`, is not the learner's either (before the fix, 71 of these 2000 runs, and
+    27 of 3000 in a script, were stopped)."""
     stop = threading.Event()
 
     def busy_host():
