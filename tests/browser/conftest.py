@@ -3,7 +3,7 @@ twice (with COOP/COEP, so cross-origin isolated, and without, like a plain stati
 helpers that drive a lesson page the way a learner does.
 
 Fixtures: built_site, isolation, site_url, lesson_url, browser, context, page, lesson_page,
-python_ready, set_code, editor_text, run_checks, screenshot; RECORD_WORKERS and `workers(page)`
+short_limits_lesson, short_limits_url and short_limits_page (tp-mlp with short time limits), python_ready, set_code, editor_text, run_checks, screenshot; RECORD_WORKERS and `workers(page)`
 for what the page did with its Python workers. Every test that uses site_url (directly or
 through page/lesson_page) runs once per isolation mode.
 """
@@ -18,8 +18,13 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
 
+sys.path.insert(0, str(ROOT / "tests" / "hardening"))
+
+from catalogue import TP_MLP, copy_lesson  # noqa: E402
 from sitebuild.serve import serve_in_thread  # noqa: E402
-from sitebuild.testing import shared_site  # noqa: E402
+from sitebuild.testing import shared_folder, shared_site  # noqa: E402
+
+from python_loading import assert_held_back, held_if_marked  # noqa: E402
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 
@@ -136,6 +141,34 @@ def lesson_url(site_url) -> str:
 
 
 @pytest.fixture(scope="session")
+def short_limits_lesson(tmp_path_factory) -> Path:
+    """The hardening copy of tp-mlp (tests/hardening/catalogue.py: its time limits a fraction of
+    the real ones), made once per session: for the tests that run into a time limit on purpose."""
+    return shared_folder(tmp_path_factory, "short-limits-lessons",
+                         lambda folder: copy_lesson(TP_MLP, folder / LESSON, whole=True)) / LESSON
+
+
+@pytest.fixture(scope="session")
+def short_limits_url(tmp_path_factory, short_limits_lesson, isolation, context) -> str:
+    """That lesson's page on a site of its own, served as the isolation mode's site is (its
+    clipboard allowed in `context`, as the site's is)."""
+    site = shared_site(tmp_path_factory, short_limits_lesson.parent)
+    server, url = serve_in_thread(site, isolated=isolation == "isolated")
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=url.rstrip("/"))
+    yield f"{url}lessons/{LESSON}/index.html"
+    server.shutdown()
+    server.server_close()
+
+
+def goto_cleared(page, url: str):
+    """Opens the lesson page `url` in `page`, the storage of its site cleared first on the
+    site's home page (which starts no Python)."""
+    page.goto(url.split("lessons/")[0] + "index.html")
+    page.evaluate("localStorage.clear()")
+    page.goto(url)
+
+
+@pytest.fixture(scope="session")
 def context(browser, site_url):
     """One browser context per isolation mode: its HTTP cache makes every page after the first
     a warm load. Tests start from empty storage (see `page`). Service workers are blocked, so
@@ -147,10 +180,12 @@ def context(browser, site_url):
 
 
 @pytest.fixture
-def page(context, site_url):
+def page(request, context, site_url):
     """A fresh tab on the site, with the site's localStorage cleared and errors collected in
-    `page.errors` (uncaught exceptions and console errors)."""
+    `page.errors` (uncaught exceptions and console errors); Python held back if the test is
+    marked `python_loading` (tests/python_loading.py)."""
     page = context.new_page()
+    held = held_if_marked(request, page)
     page.errors = []
     page.on("pageerror", lambda e: page.errors.append(f"pageerror: {e}"))
     page.on("console", lambda m: m.type == "error" and page.errors.append(f"console: {m.text}"))
@@ -158,6 +193,7 @@ def page(context, site_url):
     page.evaluate("localStorage.clear()")
     yield page
     page.close()
+    assert_held_back(held)
 
 
 @pytest.fixture
@@ -167,6 +203,15 @@ def lesson_page(page, lesson_url):
     page.add_init_script(RECORD_WORKERS)
     page.add_init_script(RECORD_REPORTS)
     page.goto(lesson_url)
+    return page
+
+
+@pytest.fixture
+def short_limits_page(page, short_limits_url):
+    """As `lesson_page`, on the short-limits copy of tp-mlp (`short_limits_lesson`)."""
+    page.add_init_script(RECORD_WORKERS)
+    page.add_init_script(RECORD_REPORTS)
+    goto_cleared(page, short_limits_url)
     return page
 
 

@@ -20,6 +20,8 @@ from conftest import ROOT, RUN_TIMEOUT_MS
 sys.path.insert(0, str(ROOT / "tools"))
 from sitebuild.serve import serve_in_thread  # noqa: E402
 
+from python_loading import hold_python_back  # noqa: E402
+
 LESSONS = sorted((tomllib.loads((p / "lesson.toml").read_text())["order"], p.name)
                  for p in (ROOT / "lessons").iterdir() if (p / "lesson.toml").is_file())
 TP_MLP = ROOT / "lessons" / "tp-mlp"
@@ -71,6 +73,7 @@ def test_home_page_shows_progress_and_the_way_on(page, site_url, python_ready, s
     screenshot(page, "course-home")
 
 
+@pytest.mark.python_loading
 @pytest.mark.parametrize("slug", [slug for _, slug in LESSONS])
 def test_edited_code_comes_back_after_a_reload_on_every_lesson(page, site_url, built_site, slug,
                                                               editor_text):
@@ -167,6 +170,7 @@ PAGE_TEXT = """() => {
 }"""
 
 
+@pytest.mark.python_loading
 @pytest.mark.parametrize("slug", [slug for _, slug in LESSONS])
 def test_no_english_page_text_under_polski(page, site_url, built_site, slug):
     if not (built_site / "lessons" / slug / "index.html").is_file():
@@ -256,6 +260,7 @@ def test_keyboard_skip_link_focus_and_announcements(page, site_url, python_ready
     assert page.locator("#workbench").get_attribute("tabindex") == "0"
 
 
+@pytest.mark.python_loading
 def test_download_and_upload(page, site_url, tmp_path, editor_text):
     page.goto(site_url + "lessons/tp-mlp/index.html")
     with page.expect_download() as info:
@@ -273,6 +278,7 @@ def test_download_and_upload(page, site_url, tmp_path, editor_text):
 def test_phone_layout_read_and_code(browser, site_url, screenshot):
     context = browser.new_context(viewport={"width": 390, "height": 844}, service_workers="block")
     page = context.new_page()
+    hold_python_back(page)  # the layout does not wait for Python (tests/python_loading.py)
     page.goto(site_url + "lessons/tp-mlp/index.html")
     assert page.locator("#workbench").is_hidden() and page.locator("#prose").is_visible()
     page.get_by_role("button", name="Code", exact=True).click()
@@ -295,6 +301,7 @@ def test_phone_layout_read_and_code(browser, site_url, screenshot):
 def test_dark_theme_editor_included(browser, site_url):
     context = browser.new_context(color_scheme="dark", service_workers="block")
     page = context.new_page()
+    hold_python_back(page)
     page.goto(site_url + "lessons/tp-mlp/index.html")
     def luminance(selector):
         rgb = page.evaluate(f"getComputedStyle(document.querySelector('{selector}')).backgroundColor")
@@ -323,6 +330,7 @@ def test_two_copies_on_one_origin_share_nothing(browser, built_site, tmp_path, s
     try:
         context = browser.new_context(service_workers="block")
         page = context.new_page()
+        hold_python_back(page)
         page.goto(url + "course/lessons/tp-mlp/index.html")
         page.locator('[data-lang-choice="pl"]').click()
         set_code(page, "# only in /course/\n" + STARTER)
@@ -338,6 +346,7 @@ def test_two_copies_on_one_origin_share_nothing(browser, built_site, tmp_path, s
         server.server_close()
 
 
+@pytest.mark.python_loading
 def test_model_solution_after_failed_runs_or_passing(page, site_url):
     page.goto(site_url + "lessons/tp-mlp/index.html")
     offer = page.locator("#model-solution")

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from catalogue import CHECK_SECONDS  # noqa: E402  (tests/hardening, on the path through conftest)
 from conftest import (LESSON, READY_TIMEOUT_MS, RUN_TIMEOUT_MS, ROOT,
                       wait_for_service_worker, wait_for_spare, workers)
 
@@ -143,25 +144,31 @@ def report_statuses(report: dict) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def cpython_loop_report():
+def cpython_loop_report(short_limits_lesson):
     from lessonkit import grade, load_lesson
-    return grade(load_lesson(ROOT / "lessons" / LESSON), with_loops(REFERENCE)).to_dict()
+    return grade(load_lesson(short_limits_lesson), with_loops(REFERENCE)).to_dict()
 
 
-def test_a_looping_solution_gets_the_same_report_on_any_host(lesson_page, python_ready, set_code, run_checks,
-                                                              cpython_loop_report):
+# The tests that run into time limits on purpose do it on the short-limits copy of tp-mlp
+# (`short_limits_page`), where each limit costs CHECK_SECONDS instead of tp-mlp's 5 s.
+LIMIT = f"after {CHECK_SECONDS:g} s"
+
+
+def test_a_looping_solution_gets_the_same_report_on_any_host(short_limits_page, python_ready, set_code,
+                                                              run_checks, cpython_loop_report):
     """Time limits: on a plain host each one restarts Python, and the report still names exactly
-    the checks that looped, with their real limit, and grades every other one (restart time is
-    not charged to the run)."""
-    python_ready(lesson_page)
-    set_code(lesson_page, with_loops(REFERENCE))
-    state, _ = run_checks(lesson_page, timeout=3 * RUN_TIMEOUT_MS)
+    the checks that looped, with the lesson's limit, and grades every other one (restart time
+    is not charged to the run)."""
+    page = short_limits_page
+    python_ready(page)
+    set_code(page, with_loops(REFERENCE))
+    state, _ = run_checks(page, timeout=3 * RUN_TIMEOUT_MS)
     assert state == "failed"
-    report = lesson_page.evaluate("window.__reports")[-1]
+    report = page.evaluate("window.__reports")[-1]
     timed_out = [c for c in report["checks"] if c["status"] == "timeout"]
     ran_out = [c for c in timed_out if "Skipped" not in c["message"]]
-    # The two looping calls ran into the check's own 5 s limit; no limit was ever 0.
-    assert len(ran_out) == 2 and all("after 5 s" in c["message"] for c in ran_out), ran_out
+    # The two looping calls ran into the check's own limit; no limit was ever 0.
+    assert len(ran_out) == 2 and all(LIMIT in c["message"] for c in ran_out), ran_out
     assert not [c for c in report["checks"] if "after 0 s" in c["message"]]
     assert report_statuses(report) == report_statuses(cpython_loop_report)
 
@@ -169,30 +176,31 @@ def test_a_looping_solution_gets_the_same_report_on_any_host(lesson_page, python
 GELU_LOOPS = "def gelu(x):\n    while True:\n        pass\n"
 
 
-def test_while_true_in_gelu_costs_one_time_limit_on_any_host(lesson_page, python_ready, set_code,
+def test_while_true_in_gelu_costs_one_time_limit_on_any_host(short_limits_page, python_ready, set_code,
                                                              run_checks, isolation):
     """gelu's first check runs into its limit; every later check that calls gelu, tp_mlp's
     included (tp_mlp calls gelu), is skipped at once and says why; shard_mlp is graded. The
     limit ends the worker running gelu (isolated: the learner worker, and the grader goes on;
     plain: the single worker, and the run is graded again in a spare that skips gelu)."""
     assert "def gelu(x):\n" in REFERENCE
-    python_ready(lesson_page)
-    wait_for_spare(lesson_page, isolation)  # as it is a moment after "ready"
-    set_code(lesson_page, REFERENCE.replace("def gelu(x):\n", GELU_LOOPS, 1))
-    before = workers(lesson_page)
-    state, text = run_checks(lesson_page)
+    page = short_limits_page
+    python_ready(page)
+    wait_for_spare(page, isolation)  # as it is a moment after "ready"
+    set_code(page, REFERENCE.replace("def gelu(x):\n", GELU_LOOPS, 1))
+    before = workers(page)
+    state, text = run_checks(page)
     assert state == "failed", text
     # One time limit for the whole run, not one per check that reaches gelu: one worker ended
     # by it (and, plain, the spare the rest was graded in).
-    ended = [w["role"] for w in workers(lesson_page) if w["ended"]]
+    ended = [w["role"] for w in workers(page) if w["ended"]]
     assert not [w for w in before if w["ended"]]
     # Plain: the one the limit ended, and the spare the run then finished in (used up).
-    assert ended == (["single", "single"] if isolation == "plain" else ["learner"]), workers(lesson_page)
-    report = lesson_page.evaluate("window.__reports")[-1]
+    assert ended == (["single", "single"] if isolation == "plain" else ["learner"]), workers(page)
+    report = page.evaluate("window.__reports")[-1]
     checks = {c["id"]: c for c in report["checks"]}
     first = checks.pop("test_gelu::test_python_floats")
     assert first["status"] == "timeout"
-    assert first["message"].startswith("gelu was still running after 5 s"), first["message"]
+    assert first["message"].startswith(f"gelu was still running {LIMIT}"), first["message"]
     for cid, check in checks.items():
         if cid.startswith("test_gelu::"):
             assert check["status"] == "timeout" and check["message"].startswith(
@@ -204,11 +212,11 @@ def test_while_true_in_gelu_costs_one_time_limit_on_any_host(lesson_page, python
             assert check["status"] == "passed", check
     # The page shows that report: the one check that ran out, the skipped ones folded under
     # the first of their kind.
-    shown = lesson_page.locator("#results .check[data-status=timeout]")
+    shown = page.locator("#results .check[data-status=timeout]")
     assert shown.count() == sum(c["status"] == "timeout" for c in report["checks"])
-    assert "gelu was still running" in lesson_page.locator(
+    assert "gelu was still running" in page.locator(
         '#results .check[data-check="test_gelu::test_python_floats"] .check-message').inner_text()
-    assert lesson_page.errors == []
+    assert page.errors == []
 
 
 def test_stop_during_the_warm_up_leaves_python_usable(lesson_page, python_ready, set_code, run_checks):
@@ -225,18 +233,19 @@ def test_stop_during_the_warm_up_leaves_python_usable(lesson_page, python_ready,
     assert state == "passed", text
 
 
-def test_stop_while_python_restarts_after_a_time_limit(lesson_page, python_ready, set_code, run_checks,
+def test_stop_while_python_restarts_after_a_time_limit(short_limits_page, python_ready, set_code, run_checks,
                                                        isolation):
     """Plain host: Stop pressed right after a time limit ended the worker, while the run goes on
     in the next one."""
     if isolation == "isolated":
         pytest.skip("with isolation a time limit ends only the learner worker: the grader goes on")
-    python_ready(lesson_page)
-    set_code(lesson_page, WHILE_TRUE_AT_LOAD)
-    lesson_page.get_by_role("button", name="Run", exact=True).click()
-    lesson_page.wait_for_function("window.__workers.some((w) => w.ended)", timeout=RUN_TIMEOUT_MS, polling=20)
-    lesson_page.get_by_role("button", name="Stop", exact=True).click()
-    assert run_checks(lesson_page, how=None)[0] == "stopped"
-    python_ready(lesson_page)
-    state, text = grade_reference(lesson_page, set_code, run_checks)
+    page = short_limits_page
+    python_ready(page)
+    set_code(page, WHILE_TRUE_AT_LOAD)
+    page.get_by_role("button", name="Run", exact=True).click()
+    page.wait_for_function("window.__workers.some((w) => w.ended)", timeout=RUN_TIMEOUT_MS, polling=20)
+    page.get_by_role("button", name="Stop", exact=True).click()
+    assert run_checks(page, how=None)[0] == "stopped"
+    python_ready(page)
+    state, text = grade_reference(page, set_code, run_checks)
     assert state == "passed", text

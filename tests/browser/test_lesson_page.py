@@ -325,6 +325,7 @@ def test_reference_and_wrong_gallery_grade_as_in_cpython(shared_page, set_code, 
     assert mismatches == {}, json.dumps(mismatches, indent=1, ensure_ascii=False)[:4000]
 
 
+@pytest.mark.python_loading
 def test_code_survives_a_reload(one_mode, lesson_page, set_code, editor_text):
     page = lesson_page
     mine = "# my work in progress\n" + STARTER
@@ -335,6 +336,7 @@ def test_code_survives_a_reload(one_mode, lesson_page, set_code, editor_text):
     assert page.locator("#notice").is_hidden()
 
 
+@pytest.mark.python_loading
 def test_unedited_starter_follows_a_new_starter_silently(one_mode, lesson_page, editor_text):
     page = lesson_page
     old = "def gelu(x):\n    raise NotImplementedError\n"
@@ -346,6 +348,7 @@ def test_unedited_starter_follows_a_new_starter_silently(one_mode, lesson_page, 
     assert editor_text(page).strip() == STARTER.strip()
 
 
+@pytest.mark.python_loading
 def test_a_changed_starter_is_announced_and_offered(one_mode, lesson_page, editor_text, screenshot):
     page = lesson_page
     mine = "def gelu(x):\n    return x  # mine\n"
@@ -365,6 +368,7 @@ def test_a_changed_starter_is_announced_and_offered(one_mode, lesson_page, edito
     assert editor_text(page).strip() == mine.strip()
 
 
+@pytest.mark.python_loading
 def test_reset_asks_first_and_can_be_undone(one_mode, lesson_page, set_code, editor_text):
     page = lesson_page
     mine = "# mine\n" + STARTER
@@ -384,6 +388,7 @@ def test_reset_asks_first_and_can_be_undone(one_mode, lesson_page, set_code, edi
     assert editor_text(page).strip() == mine.strip(), "the undone reset is saved too"
 
 
+@pytest.mark.python_loading
 def test_language_switch_shows_one_language_and_is_remembered(one_mode, lesson_page, screenshot):
     page = lesson_page
     en = page.locator('.lang-block[data-lang="en"]').first
@@ -402,6 +407,7 @@ def test_language_switch_shows_one_language_and_is_remembered(one_mode, lesson_p
     assert en.is_visible() and pl.is_hidden()
 
 
+@pytest.mark.python_loading
 def test_index_page_links_to_the_lesson(one_mode, page, site_url):
     page.goto(site_url + "index.html")
     page.get_by_role("link", name="Tensor-parallel MLP (Megatron-LM)", exact=True).click()

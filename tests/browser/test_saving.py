@@ -41,6 +41,7 @@ def isolated_only(isolation):
         pytest.skip("saving does not depend on isolation")
 
 
+@pytest.mark.python_loading
 def test_a_save_over_the_quota_is_reported_with_a_download(lesson_page, set_code, editor_text, screenshot):
     page = lesson_page
     notice = page.locator("#save-failed")
@@ -84,6 +85,7 @@ def test_a_save_over_the_quota_is_reported_with_a_download(lesson_page, set_code
     assert page.errors == []
 
 
+@pytest.mark.python_loading
 def test_the_starter_follows_the_language_until_it_is_edited(lesson_page, editor_text, screenshot):
     """Under Polski the editor opens with the Polish starter (its docstrings from locale/pl.po;
     `lessonkit check` proves the rest is the English one's code); the untouched starter follows

@@ -2,7 +2,8 @@
 
 They must show the source's numbers, recompute on every edit without waiting for Python, report
 bad input next to the field, switch language with the page, and run the worked example through
-the learner's own code.
+the learner's own code. All but "try with my code" run while Python is still loading
+(`python_loading`, tests/python_loading.py), which shows that they never wait for it.
 """
 from __future__ import annotations
 
@@ -78,6 +79,7 @@ def out(widget, testid):
 
 # --- the worked example ----------------------------------------------------------------------
 
+@pytest.mark.python_loading
 def test_worked_example_defaults_show_the_source_numbers(lesson_page, example, shot):
     expect(out(example, "XA")).to_have_text("(1, 2, 1, 0)")
     expect(out(example, "GeLU-XA")).to_have_text("(0.841, 1.955, 0.841, 0)")
@@ -95,6 +97,7 @@ def test_worked_example_defaults_show_the_source_numbers(lesson_page, example, s
     shot(example, "example-defaults")
 
 
+@pytest.mark.python_loading
 def test_worked_example_labels_each_gpus_shard(example):
     expect(example.locator(".tpw-matrix-A thead th")).to_have_text(["GPU 0", "GPU 0", "GPU 1", "GPU 1"])
     expect(example.locator(".tpw-matrix-B tbody th")).to_have_text(["GPU 0", "GPU 0", "GPU 1", "GPU 1"])
@@ -105,6 +108,7 @@ def test_worked_example_labels_each_gpus_shard(example):
     assert bg[0] == bg[1] != bg[2] == bg[3]
 
 
+@pytest.mark.python_loading
 def test_editing_an_entry_recomputes_at_once(lesson_page, example):
     X, A, B = [1, 2], [[1, 0, -1, 2], [0, 1, 1, -1]], [[1, 0], [0, 1], [1, 1], [2, 0]]
     example.get_by_label("A[0][3]").fill("-0.5")
@@ -126,6 +130,7 @@ def test_editing_an_entry_recomputes_at_once(lesson_page, example):
     expect(out(example, "Y-unsplit")).to_have_text(vec(mlp(X, A, B)))
 
 
+@pytest.mark.python_loading
 def test_invalid_entry_is_reported_next_to_it_and_recovers(lesson_page, example, shot):
     cell = example.get_by_label("A[0][1]")
     cell.fill("abc")
@@ -144,6 +149,7 @@ def test_invalid_entry_is_reported_next_to_it_and_recovers(lesson_page, example,
     expect(out(example, "Y-allreduce")).to_have_text("(1.682, 2.796)")
 
 
+@pytest.mark.python_loading
 @pytest.mark.parametrize("n", [1, 4])
 def test_other_gpu_counts_give_the_same_answer(lesson_page, example, n, shot):
     example.get_by_label("N (GPUs)").select_option(str(n))
@@ -161,6 +167,7 @@ def test_other_gpu_counts_give_the_same_answer(lesson_page, example, n, shot):
     shot(example, f"example-n{n}")
 
 
+@pytest.mark.python_loading
 def test_f_not_divisible_by_n_is_reported(example):
     example.get_by_label("N (GPUs)").select_option("4")
     example.get_by_label("F (hidden width)").select_option("6")
@@ -175,6 +182,7 @@ def test_f_not_divisible_by_n_is_reported(example):
     expect(out(example, "Y-allreduce")).to_have_text("(1.682, 2.796)")
 
 
+@pytest.mark.python_loading
 def test_resizing_keeps_the_typed_entries(example):
     example.get_by_label("A[1][2]").fill("7")
     example.get_by_label("D (token width)").select_option("3")
@@ -188,6 +196,7 @@ def test_resizing_keeps_the_typed_entries(example):
 
 # --- the row-split counterexample ------------------------------------------------------------
 
+@pytest.mark.python_loading
 def test_row_split_defaults_show_the_counterexample(lesson_page, rowsplit, shot):
     expect(out(rowsplit, "partial-A")).to_have_text(f"[4, 3]")
     expect(out(rowsplit, "partial-B")).to_have_text(f"[{MINUS}9, 3]")
@@ -203,6 +212,7 @@ def test_row_split_defaults_show_the_counterexample(lesson_page, rowsplit, shot)
     shot(rowsplit, "rowsplit-defaults")
 
 
+@pytest.mark.python_loading
 def test_row_split_reacts_to_the_last_coordinate(rowsplit):
     rowsplit.get_by_label("x[3]").fill("-1")
     # GPU B: -1·[3, 0] + -1·[-2, 1] = [-1, -1]; sum [3, 2]; ReLU before: [4, 3] + [0, 0].
@@ -218,6 +228,7 @@ def test_row_split_reacts_to_the_last_coordinate(rowsplit):
     expect(out(rowsplit, "verdict")).to_have_attribute("data-agree", "true")
 
 
+@pytest.mark.python_loading
 def test_row_split_gelu_switch(lesson_page, rowsplit, shot):
     rowsplit.get_by_role("radio", name="GeLU").check()
     expect(rowsplit.get_by_role("heading", name="GeLU after the sum")).to_be_visible()
@@ -230,6 +241,7 @@ def test_row_split_gelu_switch(lesson_page, rowsplit, shot):
     expect(out(rowsplit, "before")).to_have_text("[4, 6]")
 
 
+@pytest.mark.python_loading
 def test_row_split_invalid_entry(rowsplit):
     rowsplit.get_by_label("W[3][0]").fill("1..2")
     expect(rowsplit.get_by_test_id("errors-W").get_by_role("alert")).to_have_text("W[3][0]: “1..2” is not a number.")
@@ -240,6 +252,7 @@ def test_row_split_invalid_entry(rowsplit):
 
 # --- language, layout -------------------------------------------------------------------------
 
+@pytest.mark.python_loading
 def test_language_switch_translates_the_widgets(lesson_page, example, rowsplit, shot):
     rowsplit.get_by_label("x[3]").fill("-1")
     rowsplit.get_by_role("radio", name="GeLU").check()
@@ -259,6 +272,7 @@ def test_language_switch_translates_the_widgets(lesson_page, example, rowsplit, 
     expect(rowsplit.get_by_role("heading", level=3)).to_have_text("Split by rows, then a nonlinearity")
 
 
+@pytest.mark.python_loading
 def test_widgets_fit_a_narrow_screen(lesson_page, example, rowsplit, shot):
     lesson_page.set_viewport_size({"width": 390, "height": 844})
     for widget, name in ((example, "example"), (rowsplit, "rowsplit")):

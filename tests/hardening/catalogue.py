@@ -174,13 +174,33 @@ ROOT = Path(__file__).resolve().parents[2]
 TP_MLP = ROOT / "lessons" / "tp-mlp"
 
 
-def copy_lesson(source: Path, target: Path) -> Path:
-    """The shipped subset of a lesson: lesson.toml, starter.py, checks/."""
-    target.mkdir(parents=True)
-    for name in ("lesson.toml", "starter.py"):
-        shutil.copy2(source / name, target / name)
-    shutil.copytree(source / "checks", target / "checks",
-                    ignore=shutil.ignore_patterns("__pycache__"))
+# The catalogue is graded against tp-mlp with these time limits instead of its own (5 s a check,
+# 60 s a run): a case that runs into a limit then costs a fraction of the real one, in CPython and
+# in the page alike, which read the limits from lesson.toml as any lesson's. Far above what a
+# check of tp-mlp takes (milliseconds; the slowest, cases/output_flood.py's load, under a second
+# in a loaded browser), so only code that loops or stalls reaches them: at 1.5 s that load timed
+# out in a full `./dev test`.
+CHECK_SECONDS = 2.0
+TOTAL_SECONDS = 10.0
+
+
+def copy_lesson(source: Path, target: Path, whole: bool = False) -> Path:
+    """The hardening copy of a lesson, its limits CHECK_SECONDS and TOTAL_SECONDS: the shipped
+    subset (lesson.toml, starter.py, checks/), or with `whole` the whole folder (for a site)."""
+    if whole:
+        shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__"))
+    else:
+        target.mkdir(parents=True)
+        for name in ("lesson.toml", "starter.py"):
+            shutil.copy2(source / name, target / name)
+        shutil.copytree(source / "checks", target / "checks",
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    toml = target / "lesson.toml"
+    text = toml.read_text(encoding="utf-8")
+    for key, value in (("check_seconds", CHECK_SECONDS), ("total_seconds", TOTAL_SECONDS)):
+        text, n = re.subn(rf"(?m)^{key}\s*=\s*[0-9.]+", f"{key} = {value}", text)
+        assert n == 1, f"{source / 'lesson.toml'}: no `{key} = ...` line to shorten"
+    toml.write_text(text, encoding="utf-8")
     return target
 
 

@@ -1,5 +1,6 @@
 """Fixtures for the hardening tests: a private copy of the tp-mlp lesson (the files a browser
-gets) for every test, so a case that attacks the checks can never touch the repository's."""
+gets, with the catalogue's short time limits) for every test, so a case that attacks the checks
+can never touch the repository's."""
 from __future__ import annotations
 
 import sys

@@ -1,6 +1,7 @@
 """The fg-backward page in the real browser: the fg-flow widget shows the lesson's numbers, follows
 every edit and the all-reduce switch (its JavaScript agrees with the Python reference), reports bad
-input inline, switches language, fits a phone, and runs the learner's tp_mlp_backward."""
+input inline, switches language, fits a phone, and runs the learner's tp_mlp_backward. All but the
+last run while Python is still loading (`python_loading`): the widget never waits for it."""
 from __future__ import annotations
 
 import importlib.util
@@ -54,6 +55,7 @@ def shot(target, name):
     target.screenshot(path=str(SCREENSHOTS / f"fg-backward-{name}.png"))
 
 
+@pytest.mark.python_loading
 def test_the_widget_shows_the_worked_example_forward_and_backward(fg_page):
     page, w = fg_page()
     expect(w.get_by_test_id("Y")).to_have_text("(1.682, 2.796)")
@@ -74,6 +76,7 @@ def test_the_widget_shows_the_worked_example_forward_and_backward(fg_page):
     ("weights", True, False, "(0.917, 2.252)"),
     ("sum", True, True, "(0.917, 2.252)"),
 ])
+@pytest.mark.python_loading
 def test_the_switch_shows_which_result_goes_wrong(fg_page, mode, dx_ok, grads_ok, shown_dx):
     page, w = fg_page()
     w.locator(f'input[type=radio][value="{mode}"]').check()
@@ -86,6 +89,7 @@ def test_the_switch_shows_which_result_goes_wrong(fg_page, mode, dx_ok, grads_ok
         shot(w, "widget-weights")
 
 
+@pytest.mark.python_loading
 def test_every_edit_recomputes_and_agrees_with_the_python_reference(fg_page):
     page, w = fg_page()
     ref = reference()
@@ -102,6 +106,7 @@ def test_every_edit_recomputes_and_agrees_with_the_python_reference(fg_page):
     expect(w.get_by_test_id("dx-verdict")).to_have_attribute("data-ok", "true")
 
 
+@pytest.mark.python_loading
 def test_bad_input_is_shown_next_to_the_field(fg_page):
     page, w = fg_page()
     field = w.get_by_label("dY[0]", exact=True)
@@ -113,6 +118,7 @@ def test_bad_input_is_shown_next_to_the_field(fg_page):
     expect(w.get_by_test_id("dX")).to_have_text("(0.917, 2.252)")
 
 
+@pytest.mark.python_loading
 def test_the_widget_switches_language_with_the_page(fg_page):
     page, w = fg_page()
     page.locator('[data-lang-choice="pl"]').click()
@@ -122,6 +128,7 @@ def test_the_widget_switches_language_with_the_page(fg_page):
     assert page.errors == []
 
 
+@pytest.mark.python_loading
 def test_the_widget_fits_a_phone(fg_page):
     page, w = fg_page(width=390)
     overflow = w.evaluate("el => el.querySelector('.fg-flow').scrollWidth - el.clientWidth")

@@ -1,6 +1,7 @@
 """The sequence-parallel page in the real browser: the data-flow widget shows the worked example
 stage by stage and the memory calculator the paper's GPT-3 numbers; both follow every edit,
-report bad input inline, switch language, fit a phone, and run the learner's own functions."""
+report bad input inline, switch language, fit a phone, and run the learner's own functions. All
+but the last run while Python is still loading (`python_loading`): the widgets never wait for it."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -40,6 +41,7 @@ def cells(locator) -> list[str]:
     return [t.strip() for t in locator.locator("td").all_inner_texts()]
 
 
+@pytest.mark.python_loading
 def test_the_data_flow_shows_the_worked_example(sp_page):
     page, flow, _ = sp_page()
     assert cells(flow.get_by_test_id("rs-1")) == ["6.788", f"{MINUS}0.204", "0", "0"]
@@ -52,6 +54,7 @@ def test_the_data_flow_shows_the_worked_example(sp_page):
     assert page.errors == []
 
 
+@pytest.mark.python_loading
 def test_the_data_flow_follows_edits_and_gpu_counts(sp_page):
     page, flow, _ = sp_page()
     flow.get_by_label("X[1][0]", exact=True).fill("5")
@@ -63,6 +66,7 @@ def test_the_data_flow_follows_edits_and_gpu_counts(sp_page):
     expect(flow.get_by_test_id("comm")).to_contain_text("together 24")
 
 
+@pytest.mark.python_loading
 def test_the_data_flow_reports_bad_input_inline(sp_page):
     page, flow, _ = sp_page()
     field = flow.get_by_label("X[0][1]", exact=True)
@@ -76,6 +80,7 @@ def test_the_data_flow_reports_bad_input_inline(sp_page):
     expect(flow.get_by_test_id("equal")).to_have_attribute("data-equal", "true")
 
 
+@pytest.mark.python_loading
 def test_the_calculator_starts_at_gpt3_and_recomputes(sp_page):
     page, _, memory = sp_page()
     values = [memory.get_by_test_id(f"value-{k}").inner_text() for k in ("one", "tp", "tp-sp", "tp-sel", "tp-sp-sel")]
@@ -92,6 +97,7 @@ def test_the_calculator_starts_at_gpt3_and_recomputes(sp_page):
     shot(memory, "memory")
 
 
+@pytest.mark.python_loading
 def test_both_widgets_switch_language_and_fit_a_phone(sp_page):
     page, flow, memory = sp_page(width=390)
     page.locator('[data-lang-choice="pl"]').click()

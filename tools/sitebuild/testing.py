@@ -1,13 +1,14 @@
 """What the test suites share: the built site (tests/site, tests/browser and tests/lessons build
 it once per pytest session into pytest's temporary folder instead of each building its own; the
-same for a site of other lessons, such as tests/fixtures/lessons), and
-a driver for `build.py serve --watch` (tests/site/test_watch.py, bench/watch_bench.py)."""
+same for a site of other lessons, such as tests/fixtures/lessons, or any folder a session fills
+once), and a driver for `build.py serve --watch` (tests/site/test_watch.py, bench/watch_bench.py)."""
 from __future__ import annotations
 
 import fcntl
 import hashlib
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -24,6 +25,24 @@ def build_site(out: Path, lessons: Path | None = None) -> subprocess.CompletedPr
     return subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
 
 
+def shared_folder(tmp_path_factory, name: str, make) -> Path:
+    """The folder NAME in the pytest session's temporary folder, filled by make(folder) once per
+    session: under pytest-xdist each worker has its own basetemp inside the run's, so the folder
+    goes in the run's, the first worker to need it filling it while the others wait on a lock."""
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent
+    folder, done = base / name, base / f"{name}.done"
+    with open(base / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.is_file():
+            shutil.rmtree(folder, ignore_errors=True)  # what a failed first try left
+            folder.mkdir(parents=True)
+            make(folder)
+            done.touch()
+    return folder
+
+
 def shared_site(tmp_path_factory, lessons: Path | None = None) -> Path:
     """dist/ built once per session from `lessons` (default: the repository's lessons/), so that
     every suite testing the same site reuses one build; for the repository's lessons, the
@@ -31,22 +50,14 @@ def shared_site(tmp_path_factory, lessons: Path | None = None) -> Path:
     published)."""
     if lessons is None and os.environ.get("TP_SITE_DIST"):
         return Path(os.environ["TP_SITE_DIST"]).resolve()
-    folder = "shared-site" if lessons is None else \
+    name = "shared-site" if lessons is None else \
         "shared-site-" + hashlib.sha256(str(Path(lessons).resolve()).encode()).hexdigest()[:12]
-    base = tmp_path_factory.getbasetemp()
-    # Under pytest-xdist each worker has its own basetemp inside the run's: the build goes in the
-    # run's, once, the first worker to need it building while the others wait on the lock.
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        base = base.parent
-    out = base / folder / "dist"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with open(base / f"{folder}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (out / "index.html").is_file():
-            proc = build_site(out, lessons)
-            if proc.returncode != 0:
-                raise RuntimeError(f"build.py failed:\n{proc.stdout}\n{proc.stderr}")
-    return out
+
+    def build(folder: Path):
+        proc = build_site(folder / "dist", lessons)
+        if proc.returncode != 0:
+            raise RuntimeError(f"build.py failed:\n{proc.stdout}\n{proc.stderr}")
+    return shared_folder(tmp_path_factory, name, build) / "dist"
 
 
 class Watcher:

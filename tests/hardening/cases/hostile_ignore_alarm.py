@@ -1,4 +1,4 @@
-# case: gelu, shard_mlp and tp_mlp are correct, but in tp_mlp's last check (X of shape (2, 4)) it ignores SIGALRM, cancels the interval timer, works for 6 s against the 5 s limit, then puts the alarm handler back and returns the right answer. That check is over its time limit, so it does not pass; every other check keeps its own verdict.
+# case: gelu, shard_mlp and tp_mlp are correct, but in tp_mlp's last check (X of shape (2, 4)) it ignores SIGALRM, cancels the interval timer, works for 4 s against the 2 s limit (catalogue.py's CHECK_SECONDS), then puts the alarm handler back and returns the right answer. That check is over its time limit, so it does not pass; every other check keeps its own verdict.
 # attacks: the time limit (SIGALRM ignored and the interval timer cancelled, then put back)
 # expect test_tp_mlp::test_inputs_unchanged: timeout
 # expect *: passed
@@ -33,5 +33,5 @@ def _slow_without_alarms(seconds):
 def tp_mlp(X, shards):
     X = np.asarray(X, dtype=float)
     if X.shape == (2, 4):
-        _slow_without_alarms(6.0)
+        _slow_without_alarms(4.0)
     return sum(gelu(X @ a) @ b for a, b in shards)

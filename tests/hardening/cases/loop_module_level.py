@@ -1,5 +1,5 @@
 # case: A loop that never ends at the top level of the file.
-# expect load: timeout ~ still running after 5 s
+# expect load: timeout ~ still running after 2 s
 # expect *: error ~ did not load
 import numpy as np
 
