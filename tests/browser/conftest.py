@@ -3,7 +3,8 @@ twice (with COOP/COEP, so cross-origin isolated, and without, like a plain stati
 helpers that drive a lesson page the way a learner does.
 
 Fixtures: built_site, isolation, site_url, lesson_url, browser, context, page, lesson_page,
-short_limits_lesson, short_limits_url and short_limits_page (tp-mlp with short time limits), python_ready, set_code, editor_text, run_checks, screenshot; RECORD_WORKERS and `workers(page)`
+short_limits_lesson, short_limits_url and short_limits_page (tp-mlp with short time limits),
+python_ready, set_code, editor_text, run_checks, screenshot; RECORD_WORKERS and `workers(page)`
 for what the page did with its Python workers. Every test that uses site_url (directly or
 through page/lesson_page) runs once per isolation mode.
 """
@@ -17,7 +18,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
-
 sys.path.insert(0, str(ROOT / "tests" / "hardening"))
 
 from catalogue import TP_MLP, copy_lesson  # noqa: E402
