@@ -13,11 +13,11 @@ from __future__ import annotations
 PYTHON_WORKER_SCRIPT = "**/assets/worker-*.js"
 
 
-def hold_python_back(page) -> list[str]:
+def hold_python_back(page, held: list[str] | None = None) -> list[str]:
     """Every Python worker `page` starts from now on loads an empty script (with the real one's
-    headers, so cross-origin isolation still allows it) and never answers. Returns the URLs of
-    the scripts held back, a list that grows as the page starts workers."""
-    held = []
+    headers, so cross-origin isolation still allows it) and never answers. Returns `held` (a new
+    list if not given), to which the URL of each script held back is added."""
+    held = [] if held is None else held
 
     def empty(route):
         held.append(route.request.url)
@@ -26,13 +26,19 @@ def hold_python_back(page) -> list[str]:
     return held
 
 
-def held_if_marked(request, page) -> list[str] | None:
-    """hold_python_back(page) if the test is marked `python_loading`, else None."""
-    return hold_python_back(page) if request.node.get_closest_marker("python_loading") else None
+class HoldBack:
+    """What a page fixture does for one test: `apply(page)` holds Python back on each page it
+    opens if the test is marked `python_loading`, and `check()`, after the test, asserts that some
+    worker script was held back (none means the mark did nothing: the script's name changed, or
+    no lesson page was opened)."""
 
+    def __init__(self, request):
+        self.marked = request.node.get_closest_marker("python_loading") is not None
+        self.held: list[str] = []
 
-def assert_held_back(held: list[str] | None) -> None:
-    """After a `python_loading` test: its pages did start Python workers, and all were held back
-    (an empty list means the mark did nothing: the script's name changed, or no lesson page
-    was opened)."""
-    assert held is None or held, "python_loading: no Python worker script was held back"
+    def apply(self, page) -> None:
+        if self.marked:
+            hold_python_back(page, self.held)
+
+    def check(self) -> None:
+        assert not self.marked or self.held, "python_loading: no Python worker script was held back"

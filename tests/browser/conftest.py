@@ -24,7 +24,7 @@ from catalogue import TP_MLP, copy_lesson  # noqa: E402
 from sitebuild.serve import serve_in_thread  # noqa: E402
 from sitebuild.testing import shared_folder, shared_site  # noqa: E402
 
-from python_loading import assert_held_back, held_if_marked  # noqa: E402
+from python_loading import HoldBack  # noqa: E402
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 
@@ -185,7 +185,8 @@ def page(request, context, site_url):
     `page.errors` (uncaught exceptions and console errors); Python held back if the test is
     marked `python_loading` (tests/python_loading.py)."""
     page = context.new_page()
-    held = held_if_marked(request, page)
+    hold = HoldBack(request)
+    hold.apply(page)
     page.errors = []
     page.on("pageerror", lambda e: page.errors.append(f"pageerror: {e}"))
     page.on("console", lambda m: m.type == "error" and page.errors.append(f"console: {m.text}"))
@@ -193,7 +194,7 @@ def page(request, context, site_url):
     page.evaluate("localStorage.clear()")
     yield page
     page.close()
-    assert_held_back(held)
+    hold.check()
 
 
 @pytest.fixture

@@ -13,8 +13,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT / "tools"), str(ROOT / "tests" / "pyodide_node")]
 
 from lessonkit import grade, load_lesson  # noqa: E402
-from python_loading import assert_held_back, held_if_marked  # noqa: E402
 from lessonkit.playground import run_calls  # noqa: E402
+from python_loading import HoldBack  # noqa: E402
 from sitebuild.serve import serve_in_thread  # noqa: E402
 from sitebuild.testing import shared_site  # noqa: E402
 
@@ -97,12 +97,12 @@ def open_page(request, lesson_context):
     page's scripts run (no code, language or progress left by an earlier test); console errors
     and uncaught exceptions are collected in page.errors; Python held back if the test is marked
     `python_loading` (tests/python_loading.py)."""
-    pages, held = [], []
+    pages, hold = [], HoldBack(request)
 
     def open_(url: str, width: int = 1300):
         page = lesson_context.new_page()
         pages.append(page)
-        held.append(held_if_marked(request, page))
+        hold.apply(page)
         page.set_viewport_size({"width": width, "height": 950})
         page.errors = []
         page.on("console", lambda m: m.type == "error" and page.errors.append(f"console: {m.text}"))
@@ -114,5 +114,4 @@ def open_page(request, lesson_context):
     yield open_
     for page in pages:
         page.close()
-    if request.node.get_closest_marker("python_loading"):
-        assert_held_back([url for urls in held for url in urls])
+    hold.check()
