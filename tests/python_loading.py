@@ -4,8 +4,7 @@ empty one, so no Python starts. It is for what must work without waiting for Pyt
 the prose, the editor, saving), and it spares the seconds of CPU every Python start costs, which
 are most of the browser suites' time on a 2-core machine.
 
-The `page` fixture (tests/browser) and `open_page` (tests/lessons) apply it; a test that opens
-its own context calls hold_python_back(page) itself."""
+The `page` fixture (tests/browser) and `open_page` (tests/lessons) apply it with HoldBack."""
 from __future__ import annotations
 
 # The Python worker's script as tools/sitebuild/bundle.py names it (ENTRY_POINTS' "worker",
@@ -13,32 +12,33 @@ from __future__ import annotations
 PYTHON_WORKER_SCRIPT = "**/assets/worker-*.js"
 
 
-def hold_python_back(page, held: list[str] | None = None) -> list[str]:
-    """Every Python worker `page` starts from now on loads an empty script (with the real one's
-    headers, so cross-origin isolation still allows it) and never answers. Returns `held` (a new
-    list if not given), to which the URL of each script held back is added."""
-    held = [] if held is None else held
-
-    def empty(route):
-        held.append(route.request.url)
-        route.fulfill(response=route.fetch(), body="")
-    page.route(PYTHON_WORKER_SCRIPT, empty)
-    return held
-
-
 class HoldBack:
     """What a page fixture does for one test: `apply(page)` holds Python back on each page it
-    opens if the test is marked `python_loading`, and `check()`, after the test, asserts that some
-    worker script was held back (none means the mark did nothing: the script's name changed, or
-    no lesson page was opened)."""
+    opens if the test is marked `python_loading`; `finish()`, after the test and before its pages
+    close, stops holding back and asserts that some worker script was held back (none means the
+    mark did nothing: the script's name changed, or no lesson page was opened)."""
 
     def __init__(self, request):
         self.marked = request.node.get_closest_marker("python_loading") is not None
         self.held: list[str] = []
+        self.pages = []
 
     def apply(self, page) -> None:
-        if self.marked:
-            hold_python_back(page, self.held)
+        """Every Python worker `page` starts from now on loads an empty script (with the real
+        one's headers, so cross-origin isolation still allows it) and never answers."""
+        if not self.marked:
+            return
 
-    def check(self) -> None:
+        def empty(route):
+            self.held.append(route.request.url)
+            route.fulfill(response=route.fetch(), body="")
+        page.route(PYTHON_WORKER_SCRIPT, empty)
+        self.pages.append(page)
+
+    def finish(self) -> None:
+        # Without this, a script still being fetched when its page closes fails the handler, and
+        # Playwright raises that in the next test's first call on the page's context.
+        for page in self.pages:
+            if not page.is_closed():
+                page.unroute_all(behavior="ignoreErrors")
         assert not self.marked or self.held, "python_loading: no Python worker script was held back"

@@ -45,7 +45,10 @@ if [ "$want" = test ]; then
   fi
   if changed pip-test requirements/test.txt requirements/build.txt; then
     say "installing Python test requirements"
-    .venv/bin/python -m pip install -q -r requirements/test.txt
+    # pip compiles to bytecode on one core; compileall uses them all (torch is most of the time).
+    # Its status is not checked: some packages ship files that are not Python 3, as pip ignores.
+    .venv/bin/python -m pip install -q --no-compile -r requirements/test.txt
+    .venv/bin/python -m compileall -q -j 0 "$site_packages" >/dev/null || true
     done_step pip-test
   fi
 fi

@@ -108,14 +108,6 @@ def workers(page) -> list[dict]:
     return page.evaluate("window.__workers")
 
 
-def wait_for_spare(page, isolation: str, timeout=READY_TIMEOUT_MS):
-    """Until the spare worker the page starts once it is idle is ready too (isolated: grader,
-    learner and a spare learner; plain: the worker and a spare)."""
-    want = 3 if isolation == "isolated" else 2
-    page.wait_for_function(f"window.__workers.filter((w) => w.ready && !w.ended).length >= {want}",
-                           timeout=timeout)
-
-
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory) -> Path:
     return shared_site(tmp_path_factory)
@@ -193,8 +185,8 @@ def page(request, context, site_url):
     page.goto(site_url + "index.html")
     page.evaluate("localStorage.clear()")
     yield page
+    hold.finish()
     page.close()
-    hold.check()
 
 
 @pytest.fixture

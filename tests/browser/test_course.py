@@ -20,7 +20,6 @@ from conftest import ROOT, RUN_TIMEOUT_MS
 sys.path.insert(0, str(ROOT / "tools"))
 from sitebuild.serve import serve_in_thread  # noqa: E402
 
-from python_loading import hold_python_back  # noqa: E402
 
 LESSONS = sorted((tomllib.loads((p / "lesson.toml").read_text())["order"], p.name)
                  for p in (ROOT / "lessons").iterdir() if (p / "lesson.toml").is_file())
@@ -275,10 +274,9 @@ def test_download_and_upload(page, site_url, tmp_path, editor_text):
     assert editor_text(page).startswith("# uploaded\n")
 
 
-def test_phone_layout_read_and_code(browser, site_url, screenshot):
-    context = browser.new_context(viewport={"width": 390, "height": 844}, service_workers="block")
-    page = context.new_page()
-    hold_python_back(page)  # the layout does not wait for Python (tests/python_loading.py)
+@pytest.mark.python_loading  # the layout does not wait for Python
+def test_phone_layout_read_and_code(page, site_url, screenshot):
+    page.set_viewport_size({"width": 390, "height": 844})
     page.goto(site_url + "lessons/tp-mlp/index.html")
     assert page.locator("#workbench").is_hidden() and page.locator("#prose").is_visible()
     page.get_by_role("button", name="Code", exact=True).click()
@@ -295,42 +293,34 @@ def test_phone_layout_read_and_code(browser, site_url, screenshot):
         .filter(e => e.offsetParent && e.scrollWidth > e.clientWidth).length""")
     assert wide >= 1
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
-    context.close()
 
 
-def test_dark_theme_editor_included(browser, site_url):
-    context = browser.new_context(color_scheme="dark", service_workers="block")
-    page = context.new_page()
-    hold_python_back(page)
+@pytest.mark.python_loading
+def test_dark_theme_editor_included(page, site_url):
+    page.emulate_media(color_scheme="dark")
     page.goto(site_url + "lessons/tp-mlp/index.html")
     def luminance(selector):
         rgb = page.evaluate(f"getComputedStyle(document.querySelector('{selector}')).backgroundColor")
         r, g, b = (int(v) for v in re.findall(r"\d+", rgb)[:3])
         return (r + g + b) / 3
     assert luminance("body") < 60 and luminance(".cm-editor") < 60
-    context.close()
 
 
-def test_file_url_says_how_to_serve(browser, built_site):
-    context = browser.new_context()
-    page = context.new_page()
+def test_file_url_says_how_to_serve(page, built_site):
     page.goto((built_site / "lessons" / "tp-mlp" / "index.html").as_uri())
     notice = page.locator("#file-protocol")
     notice.wait_for(state="visible")
     assert "python3 -m http.server 8000" in notice.inner_text()
-    context.close()
 
 
-def test_two_copies_on_one_origin_share_nothing(browser, built_site, tmp_path, set_code):
+@pytest.mark.python_loading
+def test_two_copies_on_one_origin_share_nothing(page, built_site, tmp_path, set_code):
     root = tmp_path / "origin"
     root.mkdir()
     for name in ("course", "other-course"):
         (root / name).symlink_to(built_site, target_is_directory=True)
     server, url = serve_in_thread(root, isolated=True)
     try:
-        context = browser.new_context(service_workers="block")
-        page = context.new_page()
-        hold_python_back(page)
         page.goto(url + "course/lessons/tp-mlp/index.html")
         page.locator('[data-lang-choice="pl"]').click()
         set_code(page, "# only in /course/\n" + STARTER)
@@ -340,7 +330,6 @@ def test_two_copies_on_one_origin_share_nothing(browser, built_site, tmp_path, s
         page.goto(url + "course/lessons/tp-mlp/index.html")
         assert page.evaluate("document.documentElement.lang") == "pl"
         assert "only in /course/" in page.locator(".cm-content").inner_text()
-        context.close()
     finally:
         server.shutdown()
         server.server_close()

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import READY_TIMEOUT_MS, RECORD_REPORTS, RECORD_WORKERS, wait_for_spare, workers
+from conftest import READY_TIMEOUT_MS, RECORD_REPORTS, RECORD_WORKERS, workers
 
 ROOT = Path(__file__).resolve().parents[2]
 LESSON_DIR = ROOT / "lessons" / "tp-mlp"
@@ -77,6 +77,7 @@ def wrong_solutions():
 def test_python_loads_in_the_background_with_visible_progress(page, lesson_url, python_ready,
                                                               isolation, screenshot):
     seen = []
+    page.add_init_script(RECORD_WORKERS)
     page.expose_function("recordProgress", lambda text: seen.append(text))
     page.add_init_script("""
         new MutationObserver(() => {
@@ -92,6 +93,12 @@ def test_python_loads_in_the_background_with_visible_progress(page, lesson_url, 
     page.keyboard.insert_text("\n# typed while loading\n")
     python_ready(page)
     assert any(re.search(r"Downloading Python: \d+\.\d of \d+\.\d MB", s) for s in seen), seen[:5]
+    # A page that is only read holds the Pythons its first Run needs and no more: a spare starts
+    # once a Run has used one (test_learner_code_runs_apart_from_the_grader). Past the page's
+    # idle delay before a spare (1 s):
+    page.wait_for_timeout(2000)
+    want = ["grader", "learner"] if isolation == "isolated" else ["single"]
+    assert sorted(w["role"] for w in workers(page)) == want, workers(page)
     assert "Python is ready" in page.locator("#python-progress").inner_text()
     assert page.get_by_role("button", name="Run", exact=True).is_enabled()
     assert page.get_by_role("button", name="Stop", exact=True).is_disabled()
@@ -241,11 +248,14 @@ def test_learner_code_runs_apart_from_the_grader(shared_page, set_code, run_chec
     state, text = run_checks(page)
     assert state == "passed", text
     output = page.locator("#output").inner_text()
-    wait_for_spare(page, isolation)  # started once the page is idle, after the Run
+    if isolation == "isolated":
+        # The learner worker the Run used gets a spare, started once the page is idle.
+        page.wait_for_function("window.__workers.filter((w) => w.role === 'learner' && w.ready && !w.ended).length >= 2",
+                               timeout=READY_TIMEOUT_MS)
     roles = [w["role"] for w in workers(page)]
     if isolation == "isolated":
         assert "grader modules here: []" in output, output
-        assert roles.count("grader") == 1 and roles.count("learner") >= 2, roles  # a spare too
+        assert roles.count("grader") == 1 and roles.count("learner") >= 2, roles
         assert "single" not in roles
     else:
         assert "grader modules here: ['_pytest', 'lessonkit.checking', 'lessonkit.runner', 'pytest']" in output, output

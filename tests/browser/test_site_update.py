@@ -16,7 +16,7 @@ import threading
 
 import pytest
 
-from conftest import LESSON, READY_TIMEOUT_MS, RECORD_WORKERS, ROOT, wait_for_service_worker, wait_for_spare
+from conftest import LESSON, READY_TIMEOUT_MS, RECORD_WORKERS, ROOT, wait_for_service_worker
 
 sys.path.insert(0, str(ROOT / "tools"))
 from sitebuild import serve  # noqa: E402
@@ -78,7 +78,7 @@ def host(built_site, tmp_path):
 
 def deploy(build, folder):
     """Replaces the served site as a publish step does: the new build is copied in full beside
-    the old one, then swapped in, so no request (the page's spare worker may be fetching) meets
+    the old one, then swapped in, so no request (a worker the page starts may be fetching) meets
     a file being deleted or half written."""
     staged, old = folder.with_name(folder.name + "-next"), folder.with_name(folder.name + "-old")
     shutil.copytree(build, staged)
@@ -114,9 +114,8 @@ def test_an_open_page_keeps_its_build_and_the_next_visit_gets_the_new_one(browse
         page.wait_for_selector("#python-progress[data-state=ready]", timeout=READY_TIMEOUT_MS)
         assert page.evaluate("!!navigator.serviceWorker.controller")
         assert page.evaluate("crossOriginIsolated") is False
-        # An open page left alone: its spare worker has loaded too, so no fetch of this page's
-        # is under way while build B's worker installs and takes over.
-        wait_for_spare(page, "plain")
+        # An open page left alone, Python ready: no fetch of this page's is under way while build
+        # B's worker installs and takes over (no spare worker starts before a Run).
 
         deploy(build_b, folder)
         page.evaluate(UPDATE)

@@ -112,6 +112,6 @@ def open_page(request, lesson_context):
         return page
 
     yield open_
+    hold.finish()
     for page in pages:
         page.close()
-    hold.check()

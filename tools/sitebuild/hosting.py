@@ -2,11 +2,12 @@
 are all written: the service worker with the build's precache manifest (dist/sw.js), and
 precompressed `.br` and `.gz` copies beside every large file.
 
-Compressing is slow (brotli at its best takes about a minute for the whole site), so each
-compressed copy is kept in `.cache/compress/`, named by the sha256 of its input.
+Compressing is slow (brotli at its best takes about a minute for the whole site, gzip -9 some
+seconds), so each compressed copy is kept in `.cache/compress/`, named by the sha256 of its input.
 """
 from __future__ import annotations
 
+import fcntl
 import gzip
 import hashlib
 import json
@@ -60,29 +61,36 @@ def compress(site: Path, cache: Path, log=print):
                if p.stat().st_size >= COMPRESS_MIN_BYTES and not p.name.endswith(NOT_COMPRESSED)]
     cache.mkdir(parents=True, exist_ok=True)
     digests = {p: _sha256(p) for p in targets}
-    todo = {digests[p]: p for p in targets if not (cache / f"{digests[p]}.br").is_file()}
-    if todo:
-        log(f"compressing {len(todo)} file{'s' * (len(todo) != 1)} with brotli (cached afterwards)")
-        with tempfile.TemporaryDirectory(dir=cache, prefix=".work-") as work:
-            job = [[str(src), str(Path(work) / f"{digest}.br")] for digest, src in todo.items()]
-            (Path(work) / "job.json").write_text(json.dumps(job))
-            proc = subprocess.run(["node", str(HERE / "compress.mjs"), str(Path(work) / "job.json")],
-                                  capture_output=True, text=True)
-            if proc.returncode != 0:
-                raise BuildError(f"brotli compression failed (node compress.mjs):\n{proc.stderr.strip()[-2000:]}")
-            for digest in todo:
-                (Path(work) / f"{digest}.br").replace(cache / f"{digest}.br")
+    inputs = {digests[p]: p for p in targets}
+    # Builds running at once (two test workers, `serve --watch` beside a build) mostly share
+    # their files (Pyodide's, the wheels): the second waits for the first's copies instead of
+    # compressing the same bytes again.
+    with open(cache / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        todo = {digest: src for digest, src in inputs.items() if not (cache / f"{digest}.br").is_file()}
+        if todo:
+            log(f"compressing {len(todo)} file{'s' * (len(todo) != 1)} with brotli (cached afterwards)")
+            with tempfile.TemporaryDirectory(dir=cache, prefix=".work-") as work:
+                job = [[str(src), str(Path(work) / f"{digest}.br")] for digest, src in todo.items()]
+                (Path(work) / "job.json").write_text(json.dumps(job))
+                proc = subprocess.run(["node", str(HERE / "compress.mjs"), str(Path(work) / "job.json")],
+                                      capture_output=True, text=True)
+                if proc.returncode != 0:
+                    raise BuildError(f"brotli compression failed (node compress.mjs):\n{proc.stderr.strip()[-2000:]}")
+                for digest in todo:
+                    (Path(work) / f"{digest}.br").replace(cache / f"{digest}.br")
 
-    def place(path: Path):
-        size = path.stat().st_size
-        brotli = cache / f"{digests[path]}.br"
-        if brotli.stat().st_size < size:
-            shutil.copyfile(brotli, path.with_name(path.name + ".br"))
-        # gzip is fast enough to redo; mtime=0 keeps it byte-identical across builds.
-        data = gzip.compress(path.read_bytes(), compresslevel=9, mtime=0)
-        if len(data) < size:
-            path.with_name(path.name + ".gz").write_bytes(data)
+        def gzip_into_cache(digest: str):
+            # mtime=0 keeps it byte-identical across builds.
+            partial = cache / f".{digest}.gz.part"
+            partial.write_bytes(gzip.compress(inputs[digest].read_bytes(), compresslevel=9, mtime=0))
+            partial.replace(cache / f"{digest}.gz")
+        # zlib lets go of the GIL while it compresses: one thread per core.
+        with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+            list(pool.map(gzip_into_cache, [d for d in inputs if not (cache / f"{d}.gz").is_file()]))
 
-    # zlib lets go of the GIL while it compresses: one thread per core.
-    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        list(pool.map(place, targets))
+    for path in targets:
+        for suffix in (".br", ".gz"):
+            copy = cache / f"{digests[path]}{suffix}"
+            if copy.stat().st_size < path.stat().st_size:
+                shutil.copyfile(copy, path.with_name(path.name + suffix))

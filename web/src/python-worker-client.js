@@ -5,8 +5,9 @@
 // learner worker (the learner's code), never one interpreter; the grader's learner requests go
 // through the page (learner-channel.js), which owns the timers, driven only by the grader's
 // check_start/check_end. A learner request past its check's limit is answered `timeout` at once
-// and the learner worker swapped for a spare that has already started.
-// Every grading Run starts on a learner worker no learner code has run in (the spare).
+// and the learner worker swapped for a fresh one (the spare, if one has started).
+// Every grading Run starts on a learner worker no learner code has run in (the warm-up's, or
+// the spare started once the page was idle after the Run before).
 // Not isolated (single mode): one worker grades in-process; every Run grades in a fresh worker
 // (started ahead, warmed up), and a time limit or Stop ends the worker and, for a time limit,
 // grades again in a fresh one with that check reported as timed out. Learner code there can
@@ -23,8 +24,10 @@ const { SIGINT, SIGALRM } = protocol.signals;
 const STOP_ESCALATE_MS = protocol.stop_escalation_s * 1000;
 const GRACE_MS = protocol.grace_s * 1000;
 const REALARM_MS = protocol.realarm_s * 1000;
-// A spare worker starts once the page has been idle this long (ready, or a job ended): never
-// during a Run, which it would slow down on a machine with few cores.
+// A spare worker starts once the page has been idle this long after a job that ran learner code
+// in the worker the next Run would use: never during a Run, which it would slow down on a
+// machine with few cores, and never for a page that is only read (each Python holds a few
+// hundred MB of memory).
 const SPARE_AFTER_IDLE_MS = 1000;
 
 /** A timer that can be paused (while a replaced worker starts: restarting is never charged). */
@@ -104,7 +107,10 @@ export class PythonWorker {
     clearTimeout(this.refillTimer);
     this.refillTimer = setTimeout(() => {
       if (this.current || this.waiting.size) return;  // the job's end tries again
-      (this.split ? this.link.spares : this.spares).refill();
+      // Still fresh (just warmed up, or a replacement no Run has used yet): the next Run takes it.
+      if (this.split ? this.link.learner.used : this.single.dirty) {
+        (this.split ? this.link.spares : this.spares).refill();
+      }
     }, SPARE_AFTER_IDLE_MS);
   }
 

@@ -1,5 +1,5 @@
 // The page's Python workers: one worker of one role (web/src/worker/worker.js), and a supply of
-// them started ahead of need, so that replacing a used or runaway worker costs no start-up.
+// them started ahead of need, so that replacing a used worker costs the next Run no start-up.
 
 export class PythonProcess {
   /**
@@ -53,7 +53,8 @@ export class PythonProcess {
 
 /**
  * Keeps one worker of a role started ahead, for the next `take()`. The page calls `refill()`
- * when it is idle: a worker starting uses the CPU a Run would, so it never starts during one.
+ * when it is idle and its worker has run learner code: a worker starting uses the CPU a Run
+ * would, so it never starts during one; when none is ready, `take()` starts one.
  */
 export class Spares {
   constructor(make) {
