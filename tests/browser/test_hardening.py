@@ -1,19 +1,18 @@
 """The hardening catalogue (tests/hardening/cases/*.py) in the real browser: every bad or
-adversarial solution whose handling is the page's own (IN_PAGE) typed into the lesson page gets
-exactly the verdicts its header names (the same files and the same assertions as the CPython
-tests), a message for every check that did not pass, no grader internals, and a page that still
-works for the next Run. Then the no-loss test: whatever happens to the Python worker, the
-learner's code survives a reload.
+adversarial solution whose handling is the page's own (IN_PAGE, PAGE_FACING) typed into the
+lesson page gets exactly the verdicts its header names (the same files and the same assertions
+as the CPython tests), a message for every check that did not pass, no grader internals, and a
+page that still works for the next Run. Then the no-loss test: whatever happens to the Python
+worker, the learner's code survives a reload.
 
-Hostile cases (`# attacks:`) run cross-origin isolated, and those aimed at the page's timer or
-its messages (IN_BOTH) without isolation too; the ones that could leave something in
-the grader or the page (NEXT_CHECKED) are each followed in the same page by a plain wrong
-solution (cases/all_zeros.py), which must get exactly its own verdicts, and so is the whole
-catalogue. Every run must end (no hang: a generous bound, times written to
-artifacts/hardening-<mode>.json, never asserted tightly). Cross-origin isolated, where learner
-code runs in its own worker, no hostile case may pass; without isolation grader and learner
-share one worker (docs/threat-model.md), so there a case's own verdict is recorded, not
-asserted.
+Hostile cases (`# attacks:`) aimed at the page (its messages, the channel, the timers, the next
+Run: PAGE_FACING) run cross-origin isolated, and those aimed at the page's timer or its messages
+(IN_BOTH) without isolation too; each is followed in the same page by a plain wrong solution
+(cases/all_zeros.py), which must get exactly its own verdicts, and so is the whole catalogue.
+Every run must end (no hang: a generous bound, times written to artifacts/hardening-<mode>.json,
+never asserted tightly). Cross-origin isolated, where learner code runs in its own worker, no
+hostile case may pass; without isolation grader and learner share one worker
+(docs/threat-model.md), so there a case's own verdict is recorded, not asserted.
 
 All cases of one isolation mode share one page, as a learner's session would. The page is the
 hardening copy of tp-mlp (short time limits, as in the CPython tests: `short_limits_url`)."""
@@ -49,10 +48,18 @@ IN_PAGE = {"loop_in_one_check", "loop_module_level", "loop_swallows_timeout", "o
            "import_unavailable", "frame_reading", "read_checks", "write_checks_at_load",
            "reference_from_checks", "nan_result", "all_zeros"}
 CATALOGUE = [c for c in CASES if c.name in IN_PAGE]
+# The hostile cases aimed at the page: forged messages and events, the channel, the timer, the
+# next Run. The others attack the grader's own interpreter, which, cross-origin isolated, is not
+# where learner code runs (test_lesson_page.py::test_learner_code_runs_apart_from_the_grader):
+# that is the split CLI's case, which tests/hardening/test_cases.py::test_cli checks for every
+# one of them, the grader getting the same plain data there as here.
+NEXT_RUN = {"hostile_hang_next_run", "hostile_poison_next_learner"}
+PAGE_FACING = {"hostile_post_message", "hostile_fake_worker_messages", "hostile_flood_channel",
+               "hostile_huge_result", "hostile_report_pipe", "hostile_runner_emit",
+               "hostile_fake_check_end", "hostile_ignore_alarm", *NEXT_RUN}
 # Cases written to poison the next run go last: where the page keeps an interpreter between
 # Runs (KNOWN), what they leave there would reach every later case's runs too.
-NEXT_RUN = {"hostile_hang_next_run", "hostile_poison_next_learner"}
-HOSTILE = sorted((c for c in CASES if c.hostile), key=lambda c: c.name in NEXT_RUN)
+HOSTILE = sorted((c for c in CASES if c.name in PAGE_FACING), key=lambda c: c.name in NEXT_RUN)
 # Known gaps of the page (issue 9), by case and isolation mode: the test says what happens
 # instead of failing. Strict, so a fix makes the test fail until its entry is removed.
 KNOWN = {}
@@ -64,15 +71,8 @@ KNOWN_HANGS = {}
 # or at the page's messages run in both modes, the others cross-origin isolated only (each Run
 # without isolation boots a worker).
 IN_BOTH = {"hostile_post_message", "hostile_ignore_alarm", "hostile_fake_check_end"}
-# Cross-origin isolated, a Run's learner worker is new, so what a case could leave behind is in
-# the grader or the page: the cases that talk to them (forged messages and events, the channel,
-# the timer) and those aimed at the next Run are each followed by cases/all_zeros.py; after all
-# of them, test_the_page_still_grades_correctly_afterwards grades it once more, and the reference.
-NEXT_CHECKED = {"hostile_post_message", "hostile_fake_worker_messages", "hostile_flood_channel",
-                "hostile_huge_result", "hostile_report_pipe", "hostile_runner_emit",
-                "hostile_fake_check_end", "hostile_ignore_alarm", *NEXT_RUN}
 ZEROS = next(c for c in CASES if c.name == ALL_ZEROS)
-assert NEXT_CHECKED | IN_BOTH <= {c.name for c in HOSTILE}
+assert IN_BOTH <= PAGE_FACING <= {c.name for c in CASES if c.hostile}
 REFERENCE = (ROOT / "lessons" / "tp-mlp" / "reference.py").read_text()
 STARTER = (ROOT / "lessons" / "tp-mlp" / "starter.py").read_text()
 WORDS = {"passed": "passed", "failed": "failed", "error": "error", "timed out": "timeout"}
@@ -185,11 +185,9 @@ def test_hostile_case_then_a_wrong_solution(case, isolation, session_page, set_c
     own = case.hostile_problems(run["checks"], run["stdout"], run["state"] == "passed")
     entry = {"attacks": case.attacks, "state": run["state"], "seconds": run["seconds"], "problems": own,
              "passed_checks": sum(c["status"] == "passed" for c in run["checks"])}
-    poisoned = []
-    if case.name in NEXT_CHECKED:
-        after = grade_on_page(page, ZEROS.source, set_code, run_checks)
-        poisoned = zeros_problems(after)
-        entry["next_run"] = {"state": after["state"], "seconds": after["seconds"], "problems": poisoned}
+    after = grade_on_page(page, ZEROS.source, set_code, run_checks)
+    poisoned = zeros_problems(after)
+    entry["next_run"] = {"state": after["state"], "seconds": after["seconds"], "problems": poisoned}
     record(isolation, case.name, entry)
     assert run["state"] != "hung", f"the run did not end within {HANG_MS / 1000:g} s"
     assert poisoned == [], f"the plain wrong solution graded next was not graded as usual: {poisoned[:3]}"

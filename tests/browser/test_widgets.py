@@ -286,44 +286,40 @@ def test_widgets_fit_a_narrow_screen(lesson_page, example, rowsplit, shot):
 
 # --- "Try with my code" ----------------------------------------------------------------------
 
-def test_try_with_my_code_matches_for_the_reference(lesson_page, example, python_ready, set_code, shot):
+def test_try_with_my_code_shows_the_learners_answer_beside_the_reference(lesson_page, example, python_ready,
+                                                                          set_code, shot):
+    """In one page, as a learner goes: a wrong answer beside the reference's, an error in the
+    learner's own words, then the reference's code matching, for other numbers too."""
     python_ready(lesson_page)
-    set_code(lesson_page, (LESSON / "reference.py").read_text())
-    example.get_by_role("button", name="Try with my code").click()
+    try_mine = example.get_by_role("button", name="Try with my code")
     verdict = example.get_by_test_id("learner-verdict")
-    expect(verdict).to_have_attribute("data-verdict", "match", timeout=120_000)
+    # A tp_mlp that keeps GPU0's part only: GPU0's (0.841, 1.955), not Y.
+    set_code(lesson_page, (LESSON / "reference.py").read_text() + (
+        "\n\ndef tp_mlp(X, shards):\n"
+        "    import numpy as np\n"
+        "    return sum(gelu(np.asarray(X) @ A_i) @ B_i for A_i, B_i in shards[:1])\n"))
+    try_mine.click()
+    expect(verdict).to_have_attribute("data-verdict", "mismatch", timeout=120_000)
+    expect(example.get_by_test_id("learner-Y")).to_have_text("(0.841, 1.955)")
+    expect(example.get_by_test_id("reference-Y")).to_have_text("(1.682, 2.796)")
+
+    set_code(lesson_page, "def gelu(x):\n    return x\n\ndef shard_mlp(A, B, n):\n    raise ValueError('not yet')\n\n"
+                          "def tp_mlp(X, shards):\n    return X\n")
+    try_mine.click()
+    expect(verdict).to_have_attribute("data-verdict", "error", timeout=60_000)
+    expect(example.get_by_test_id("learner-result")).to_contain_text("not yet")
+    shot(example.locator(".tpw-learner"), "example-try-error")
+
+    set_code(lesson_page, (LESSON / "reference.py").read_text())
+    try_mine.click()
+    expect(verdict).to_have_attribute("data-verdict", "match", timeout=60_000)
     expect(example.get_by_test_id("learner-Y")).to_have_text("(1.682, 2.796)")
     expect(example.get_by_test_id("reference-Y")).to_have_text("(1.682, 2.796)")
     # Other numbers, N = 4: still the learner's code against the reference.
     example.get_by_label("N (GPUs)").select_option("4")
     expect(example.get_by_test_id("learner-stale")).to_be_visible()
     example.get_by_label("X[0]").fill("-3")
-    example.get_by_role("button", name="Try with my code").click()
+    try_mine.click()
     expect(verdict).to_have_attribute("data-verdict", "match", timeout=60_000)
     expect(example.get_by_test_id("learner-Y")).to_have_text(vec(mlp([-3, 2], [[1, 0, -1, 2], [0, 1, 1, -1]], [[1, 0], [0, 1], [1, 1], [2, 0]])))
     shot(example.locator(".tpw-learner"), "example-try-match")
-
-
-def test_try_with_my_code_shows_a_wrong_answer_beside_the_reference(lesson_page, example, python_ready, set_code, shot):
-    wrong = (LESSON / "reference.py").read_text() + (
-        "\n\ndef tp_mlp(X, shards):\n"
-        "    import numpy as np\n"
-        "    return sum(gelu(np.asarray(X) @ A_i) @ B_i for A_i, B_i in shards[:1])\n"
-    )
-    python_ready(lesson_page)
-    set_code(lesson_page, wrong)
-    example.get_by_role("button", name="Try with my code").click()
-    expect(example.get_by_test_id("learner-verdict")).to_have_attribute("data-verdict", "mismatch", timeout=120_000)
-    expect(example.get_by_test_id("learner-Y")).to_have_text("(0.841, 1.955)")
-    expect(example.get_by_test_id("reference-Y")).to_have_text("(1.682, 2.796)")
-
-
-def test_try_with_my_code_reports_an_error_in_the_learners_words(lesson_page, example, python_ready, set_code, shot):
-    python_ready(lesson_page)
-    set_code(lesson_page, "def gelu(x):\n    return x\n\ndef shard_mlp(A, B, n):\n    raise ValueError('not yet')\n\n"
-                    "def tp_mlp(X, shards):\n    return X\n")
-    example.get_by_role("button", name="Try with my code").click()
-    verdict = example.get_by_test_id("learner-verdict")
-    expect(verdict).to_have_attribute("data-verdict", "error", timeout=120_000)
-    expect(example.get_by_test_id("learner-result")).to_contain_text("not yet")
-    shot(example.locator(".tpw-learner"), "example-try-error")
