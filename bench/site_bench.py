@@ -21,7 +21,7 @@ Figures, medians over --runs:
   MB         bytes the server sent for the visit (compressed bytes where it sent .br)
   RSS MB     the resident memory of the browser's renderer processes once the page is ready and
              has graded twice (its Python workers live there: isolated, a grader, a learner and
-             a spare learner; plain, the worker that graded last and a spare), from /proc
+             the spare started after the Run; plain, the fresh worker started after it), from /proc
 then ratios to the bare page and the goals of issue 16:
   cold ready <= 0.7x bare cold, warm ready <= 0.6x bare warm, reference graded <= 150 ms,
   first run after ready no slower than a later one, cold bytes <= 0.55x bare cold.
