@@ -108,9 +108,8 @@ export class PythonWorker {
     this.refillTimer = setTimeout(() => {
       if (this.current || this.waiting.size) return;  // the job's end tries again
       // Still fresh (just warmed up, or a replacement no Run has used yet): the next Run takes it.
-      if (this.split ? this.link.learner.used : this.single.dirty) {
-        (this.split ? this.link.spares : this.spares).refill();
-      }
+      const inUse = this.split ? this.link.learner : this.single;
+      if (inUse.dirty) (this.split ? this.link.spares : this.spares).refill();
     }, SPARE_AFTER_IDLE_MS);
   }
 
@@ -218,7 +217,7 @@ export class PythonWorker {
     try {
       if (!this.split && job.type === "grade" && this.single.dirty) this.replaceSingle();
       // A Run after one (or after Try with my code) must not meet what that code left behind.
-      if (this.split && job.type === "grade" && this.link.learner.used) this.link.replace();
+      if (this.split && job.type === "grade" && this.link.learner.dirty) this.link.replace();
       await Promise.race([this.whenReady(job), job.cancelled]);
     } catch (error) {
       this.startAfresh();  // a worker that failed to start is no use to the next job
@@ -278,7 +277,7 @@ export class PythonWorker {
                      timed_out: job.timedOut, crashed: job.crashed, time_used_s: job.usedMs / 1000,
                      lang: job.lang });
     } else if (this.split) {
-      if (!job.warmUp) this.link.learner.used = true;
+      if (!job.warmUp) this.link.learner.dirty = true;
       // A widget's call list gets one check's time limit as a whole.
       if (await this.link.runExample(job.id, job.source, job.calls, (data) => this.onMessage(data))) {
         this.armCheck(job, this.config.lesson.checkSeconds);
@@ -335,7 +334,7 @@ export class PythonWorker {
   onLearnerRequest(job, { seq, request, time_limit_s: limit }) {
     if (job.stopping) return this.link.answerAtOnce(seq, "stopped");
     if (job.expired) return this.link.answerAtOnce(seq, "timeout");
-    if (!job.warmUp) this.link.learner.used = true;
+    if (!job.warmUp) this.link.learner.dirty = true;
     // A learner worker still starting (after a replacement) does not eat the check's time.
     job.countdown?.pause();
     this.link.forward(seq, request, {

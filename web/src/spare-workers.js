@@ -12,6 +12,8 @@ export class PythonProcess {
     // Once booted: every message it sends, and its death (worker error) after the start.
     this.onMessage = () => {};
     this.onDeath = () => {};
+    // Set once learner code has run in it (not the warm-up's starter): the next Run needs another.
+    this.dirty = false;
     this.worker = new Worker(config.urls.worker);
     let booted = false;
     this.ready = new Promise((resolve, reject) => {
