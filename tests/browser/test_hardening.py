@@ -238,14 +238,13 @@ def test_output_flood_keeps_the_page_responsive(session_page, set_code, run_chec
     assert "output cut" in shown and shown.count("\n") < 300
 
 
-def test_code_survives_crashes_and_reloads(page, lesson_url, set_code, editor_text, python_ready,
+def test_code_survives_crashes_and_reloads(session_page, set_code, editor_text, python_ready,
                                            run_checks, isolation):
     """Type code; crash the worker twice (a runaway loop stopped with Stop, then a memory
-    blow-up); reload: the code is there."""
+    blow-up); reload: the code is there. Last in this file: it reloads the catalogue's page."""
     if isolation == "plain":
         pytest.skip("saving does not depend on isolation; the single worker's crashes are PLAIN_CATALOGUE's")
-    page.goto(lesson_url)
-    python_ready(page, timeout=120_000)
+    page = session_page
     marker = f"# my unsaved-looking work {time.time()}\n"
     runaway = marker + STARTER + "\nwhile True:\n    pass\n"
     set_code(page, runaway)

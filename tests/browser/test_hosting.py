@@ -35,14 +35,6 @@ def with_loops(reference: str) -> str:
 
 
 @pytest.fixture
-def plain_server(built_site):
-    server, url = serve_in_thread(built_site, isolated=False)
-    yield server, url
-    server.shutdown()
-    server.server_close()
-
-
-@pytest.fixture
 def sw_context(browser):
     """A context that allows service workers (a learner's browser)."""
     context = browser.new_context(viewport={"width": 1400, "height": 950}, service_workers="allow")
@@ -59,8 +51,6 @@ def open_lesson(context, url: str):
     page.goto(url)
     page.wait_for_selector("#python-progress[data-state=ready]", timeout=READY_TIMEOUT_MS)
     return page
-
-
 
 
 def reload_ready(page):
@@ -81,46 +71,45 @@ def wasm_deserialized(browser, page, load) -> int:
     return sum(e.get("name") == "wasm.Deserialize" for e in events)
 
 
-def test_a_plain_host_is_isolated_once_the_service_worker_runs(browser, sw_context, plain_server, set_code,
-                                                                run_checks):
-    _, url = plain_server
-    page = open_lesson(sw_context, url + LESSON_PATH)
-    assert page.evaluate("crossOriginIsolated") is False  # the first visit works as without it
-    wait_for_service_worker(page)
-
-    reload_ready(page)
-    assert page.evaluate("crossOriginIsolated") is True
-    assert page.evaluate("!!navigator.serviceWorker.controller")
-    # Stop now answers the grader at once: only the learner worker is swapped for a fresh one,
-    # the grader goes on, and the next run grades as usual.
-    set_code(page, WHILE_TRUE_AT_LOAD)
-    page.get_by_role("button", name="Run", exact=True).click()
-    page.wait_for_selector("#results [data-status=running]")
-    page.get_by_role("button", name="Stop", exact=True).click()
-    state, _ = run_checks(page, how=None)
-    assert state == "stopped"
-    assert grade_reference(page, set_code, run_checks)[0] == "passed"
-    ended = [w["role"] for w in workers(page) if w["ended"]]
-    assert ended and set(ended) == {"learner"}, workers(page)
-
-    # The worker rewraps only the page and the worker script: the wasm stays code-cached.
-    def reload():
-        reload_ready(page)
-    wasm_deserialized(browser, page, reload)  # this load writes the cache from the worker's copy
-    assert wasm_deserialized(browser, page, reload) >= 1
-    assert page.errors == []
-
-
-def test_after_one_visit_the_lesson_loads_and_grades_offline(sw_context, built_site, set_code, run_checks):
+def test_a_plain_host_is_isolated_once_the_service_worker_runs_then_works_offline(
+        browser, sw_context, built_site, set_code, run_checks):
+    """One learner on a plain host: the first visit works without isolation; once the service
+    worker runs, a reload is cross-origin isolated, with V8's wasm code cache still used; with
+    the host gone and the browser offline, the lesson loads and grades, and the home page leads
+    to it."""
     server, url = serve_in_thread(built_site, isolated=False)
     try:
         page = open_lesson(sw_context, url + LESSON_PATH)
+        assert page.evaluate("crossOriginIsolated") is False  # the first visit works as without it
         wait_for_service_worker(page)
+
+        reload_ready(page)
+        assert page.evaluate("crossOriginIsolated") is True
+        assert page.evaluate("!!navigator.serviceWorker.controller")
+        # Stop now answers the grader at once: only the learner worker is swapped for a fresh
+        # one, the grader goes on, and the next run grades as usual.
+        set_code(page, WHILE_TRUE_AT_LOAD)
+        page.get_by_role("button", name="Run", exact=True).click()
+        page.wait_for_selector("#results [data-status=running]")
+        page.get_by_role("button", name="Stop", exact=True).click()
+        state, _ = run_checks(page, how=None)
+        assert state == "stopped"
+        assert grade_reference(page, set_code, run_checks)[0] == "passed"
+        ended = [w["role"] for w in workers(page) if w["ended"]]
+        assert ended and set(ended) == {"learner"}, workers(page)
+
+        # The worker rewraps only the page and the worker script: the wasm stays code-cached.
+        def reload():
+            reload_ready(page)
+        wasm_deserialized(browser, page, reload)  # this load writes the cache from the worker's copy
+        assert wasm_deserialized(browser, page, reload) >= 1
     finally:
         server.shutdown()
         server.server_close()
+
     sw_context.set_offline(True)
     reload_ready(page)
+    assert page.evaluate("crossOriginIsolated") is True
     state, text = grade_reference(page, set_code, run_checks)
     assert state == "passed", text
     # The home page too, and the lesson from it.

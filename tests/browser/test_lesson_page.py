@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import READY_TIMEOUT_MS, RECORD_REPORTS, RECORD_WORKERS, workers
+from conftest import READY_TIMEOUT_MS, RECORD_REPORTS, RECORD_WORKERS, goto_cleared, workers
 
 ROOT = Path(__file__).resolve().parents[2]
 LESSON_DIR = ROOT / "lessons" / "tp-mlp"
@@ -48,7 +48,7 @@ print("grader modules here:", sorted(m for m in ("pytest", "_pytest", "lessonkit
 
 
 @pytest.fixture(scope="module")
-def shared_page(context, site_url, lesson_url):
+def shared_page(context, lesson_url):
     """One lesson page (per isolation mode) for the tests that only need Python ready, with its
     workers and reports recorded."""
     page = context.new_page()
@@ -56,9 +56,7 @@ def shared_page(context, site_url, lesson_url):
     page.on("pageerror", lambda e: page.errors.append(f"pageerror: {e}"))
     page.add_init_script(RECORD_WORKERS)
     page.add_init_script(RECORD_REPORTS)
-    page.goto(site_url + "index.html")  # the home page: it starts no Python
-    page.evaluate("localStorage.clear()")
-    page.goto(lesson_url)
+    goto_cleared(page, lesson_url)
     page.wait_for_selector("#python-progress[data-state=ready]", timeout=READY_TIMEOUT_MS)
     yield page
     page.close()

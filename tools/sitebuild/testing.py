@@ -1,7 +1,8 @@
 """What the test suites share: the built site (tests/site, tests/browser and tests/lessons build
-it once per pytest session into pytest's temporary folder instead of each building its own; the
-same for a site of other lessons, such as tests/fixtures/lessons, or any folder a session fills
-once), and a driver for `build.py serve --watch` (tests/site/test_watch.py, bench/watch_bench.py)."""
+it once per pytest session into pytest's temporary folder instead of each building its own, and
+keep what the build printed beside it; the same for a site of other lessons, such as
+tests/fixtures/lessons, or any folder a session fills once), and a driver for
+`build.py serve --watch` (tests/site/test_watch.py, bench/watch_bench.py)."""
 from __future__ import annotations
 
 import fcntl
@@ -15,6 +16,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+# Beside a shared site's dist/: what its build printed.
+BUILD_LOG = "build.log"
 
 
 def build_site(out: Path, lessons: Path | None = None) -> subprocess.CompletedProcess:
@@ -57,7 +60,16 @@ def shared_site(tmp_path_factory, lessons: Path | None = None) -> Path:
         proc = build_site(folder / "dist", lessons)
         if proc.returncode != 0:
             raise RuntimeError(f"build.py failed:\n{proc.stdout}\n{proc.stderr}")
+        (folder / BUILD_LOG).write_text(proc.stdout, encoding="utf-8")
     return shared_folder(tmp_path_factory, name, build) / "dist"
+
+
+def shared_build_log(tmp_path_factory) -> str | None:
+    """What the build of `shared_site(tmp_path_factory)` printed (it names every lesson it ran
+    `lessonkit check` on, and stops at the first that fails); None for a site given in
+    $TP_SITE_DIST, built elsewhere."""
+    log = shared_site(tmp_path_factory).parent / BUILD_LOG
+    return log.read_text(encoding="utf-8") if log.is_file() else None
 
 
 class Watcher:
