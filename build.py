@@ -36,7 +36,10 @@ MODEL_SOLUTION = "model-solution.py"
 
 
 def log(message: str):
-    print(f"[build] {message}", flush=True)
+    # One write per line: `lessonkit check` runs on several threads, and print's separate write
+    # of the newline let their lines run together.
+    sys.stdout.write(f"[build] {message}\n")
+    sys.stdout.flush()
 
 
 def build(out: Path, lessons_dir: Path, minify: bool = True, check: set[str] | None = None,

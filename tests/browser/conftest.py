@@ -169,6 +169,21 @@ def goto_cleared(page, url: str):
     page.goto(url)
 
 
+def open_ready_page(context, url: str):
+    """A new tab on the lesson page `url`, the site's storage cleared first, Python ready, its
+    workers and reports recorded (RECORD_WORKERS, RECORD_REPORTS) and uncaught exceptions in
+    `page.errors`: for a module's tests that share one page (a page's Python costs a test more
+    than the rest of it)."""
+    page = context.new_page()
+    page.errors = []
+    page.on("pageerror", lambda e: page.errors.append(f"pageerror: {e}"))
+    page.add_init_script(RECORD_WORKERS)
+    page.add_init_script(RECORD_REPORTS)
+    goto_cleared(page, url)
+    page.wait_for_selector("#python-progress[data-state=ready]", timeout=READY_TIMEOUT_MS)
+    return page
+
+
 @pytest.fixture(scope="session")
 def context(browser, site_url):
     """One browser context per isolation mode: its HTTP cache makes every page after the first

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, RUN_TIMEOUT_MS
+from conftest import ROOT, RUN_TIMEOUT_MS, open_ready_page
 
 sys.path.insert(0, str(ROOT / "tools"))
 from sitebuild.serve import serve_in_thread  # noqa: E402
@@ -29,6 +29,29 @@ STARTER = (TP_MLP / "starter.py").read_text()
 
 
 ISOLATION_MODES = ["isolated"]  # tests/conftest.py
+
+
+# The tests that use starter_page: on one test worker, so that the page opens once.
+ON_STARTER_PAGE = pytest.mark.per_isolation_group("course")
+
+
+@pytest.fixture(scope="module")
+def ready_tp_mlp(context, site_url):
+    page = open_ready_page(context, site_url + "lessons/tp-mlp/index.html")
+    page.on("console", lambda m: m.type == "error" and page.errors.append(f"console: {m.text}"))
+    yield page
+    page.close()
+
+
+@pytest.fixture
+def starter_page(ready_tp_mlp, set_code):
+    """tp-mlp with Python ready, in English, the starter in the editor: one page for the tests
+    that read what a Run of the starter shows (each Runs it itself)."""
+    page = ready_tp_mlp
+    page.locator('[data-lang-choice="en"]').click()
+    set_code(page, STARTER)
+    page.errors.clear()
+    return page
 
 
 @pytest.fixture
@@ -118,12 +141,11 @@ def test_polish_all_the_way(page, site_url, python_ready, screenshot):
     screenshot(page, "course-polish")
 
 
-def test_switching_language_after_a_run_shows_the_page_text_in_the_new_one(page, site_url, python_ready,
-                                                                          run_checks):
+@ON_STARTER_PAGE
+def test_switching_language_after_a_run_shows_the_page_text_in_the_new_one(starter_page, run_checks):
     """The summary, statuses and notes follow the switch; the grader's titles and messages stay
     as graded, and a note says so until the next Run."""
-    page.goto(site_url + "lessons/tp-mlp/index.html")
-    python_ready(page)
+    page = starter_page
     state, text = run_checks(page)
     assert state == "failed" and text.startswith("1 of ")
     first = page.locator('.check[data-check="test_gelu::test_python_floats"]')
@@ -183,9 +205,9 @@ def test_no_english_page_text_under_polski(page, site_url, built_site, slug):
     assert english == [], slug
 
 
-def test_hints_open_one_step_at_a_time_and_repeats_fold(page, site_url, python_ready, run_checks):
-    page.goto(site_url + "lessons/tp-mlp/index.html")
-    python_ready(page)
+@ON_STARTER_PAGE
+def test_hints_open_one_step_at_a_time_and_repeats_fold(starter_page, run_checks):
+    page = starter_page
     run_checks(page)
     checks = page.locator("#results > .check")
     total = checks.count()
@@ -211,10 +233,9 @@ def test_hints_open_one_step_at_a_time_and_repeats_fold(page, site_url, python_r
     assert steps.count() == 3 and first.locator(".hint-button").is_hidden()
 
 
-def test_stale_note_and_the_failing_line_in_the_editor(page, site_url, python_ready, set_code,
-                                                        run_checks):
-    page.goto(site_url + "lessons/tp-mlp/index.html")
-    python_ready(page)
+@ON_STARTER_PAGE
+def test_stale_note_and_the_failing_line_in_the_editor(starter_page, set_code, run_checks):
+    page = starter_page
     run_checks(page)
     stale = page.locator("#stale-note")
     assert stale.is_hidden()

@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "hardening"))
 
 from catalogue import ALL_ZEROS, all_cases, lesson_check_ids  # noqa: E402
-from conftest import goto_cleared  # noqa: E402
+from conftest import open_ready_page  # noqa: E402
 
 # One test worker for each isolation mode: every case of a mode runs in one page, which the
 # last catalogue test then checks.
@@ -104,11 +104,7 @@ def output_on_page(page) -> str:
 def session_page(context, short_limits_url):
     """One page of the hardening copy for the whole catalogue (per isolation mode), Python
     loaded."""
-    page = context.new_page()
-    page.errors = []
-    page.on("pageerror", lambda e: page.errors.append(f"pageerror: {e}"))
-    goto_cleared(page, short_limits_url)
-    page.wait_for_selector("#python-progress[data-state=ready]", timeout=120_000)
+    page = open_ready_page(context, short_limits_url)
     yield page
     page.close()
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import READY_TIMEOUT_MS, RECORD_REPORTS, RECORD_WORKERS, goto_cleared, workers
+from conftest import READY_TIMEOUT_MS, RECORD_WORKERS, open_ready_page, workers
 
 ROOT = Path(__file__).resolve().parents[2]
 LESSON_DIR = ROOT / "lessons" / "tp-mlp"
@@ -47,17 +47,16 @@ print("grader modules here:", sorted(m for m in ("pytest", "_pytest", "lessonkit
 """
 
 
+# The tests that use shared_page: on one test worker per isolation mode, so that each mode opens
+# that page once.
+ON_SHARED_PAGE = pytest.mark.per_isolation_group("lesson-page")
+
+
 @pytest.fixture(scope="module")
 def shared_page(context, lesson_url):
     """One lesson page (per isolation mode) for the tests that only need Python ready, with its
     workers and reports recorded."""
-    page = context.new_page()
-    page.errors = []
-    page.on("pageerror", lambda e: page.errors.append(f"pageerror: {e}"))
-    page.add_init_script(RECORD_WORKERS)
-    page.add_init_script(RECORD_REPORTS)
-    goto_cleared(page, lesson_url)
-    page.wait_for_selector("#python-progress[data-state=ready]", timeout=READY_TIMEOUT_MS)
+    page = open_ready_page(context, lesson_url)
     yield page
     page.close()
 
@@ -131,6 +130,7 @@ def test_run_pressed_before_python_is_ready_can_be_stopped_or_runs_when_ready(
     assert page.errors == []
 
 
+@ON_SHARED_PAGE
 def test_wrong_code_is_explained(one_mode, shared_page, set_code, run_checks, screenshot):
     """A known-wrong solution shows its failing checks with messages; a syntax error shows the
     learner's own line."""
@@ -166,6 +166,7 @@ def test_wrong_code_is_explained(one_mode, shared_page, set_code, run_checks, sc
     screenshot(page, "syntax-error")
 
 
+@ON_SHARED_PAGE
 def test_runaway_code_is_stopped_by_stop_and_by_the_time_limit(shared_page, set_code, run_checks,
                                                                screenshot, isolation):
     """Stop and the time limit end the learner's code (cross-origin isolated: its learner worker,
@@ -209,6 +210,7 @@ def test_runaway_code_is_stopped_by_stop_and_by_the_time_limit(shared_page, set_
         assert {w["role"] for w in now} == {"single"}
 
 
+@ON_SHARED_PAGE
 def test_code_that_swallows_the_interrupt_is_still_stopped(shared_page, set_code, run_checks, isolation):
     """Code that catches every exception in its loop runs into the time limit all the same: the
     page ends the learner worker that runs it and answers the grader "timed out"."""
@@ -237,6 +239,7 @@ def test_code_that_swallows_the_interrupt_is_still_stopped(shared_page, set_code
     assert state == "passed", text
 
 
+@ON_SHARED_PAGE
 def test_learner_code_runs_apart_from_the_grader(shared_page, set_code, run_checks, isolation):
     """Cross-origin isolated, the page grades with a grader worker and a learner worker, and the
     learner's code finds none of the grader's modules where it runs; not isolated, one worker
@@ -271,6 +274,7 @@ print("left by an earlier run:", _os.path.exists("/tmp/left-by-an-earlier-run"))
 """
 
 
+@ON_SHARED_PAGE
 def test_every_run_starts_in_a_fresh_python_without_isolation(shared_page, set_code, run_checks, isolation):
     """Not isolated, grader and learner share an interpreter: every Run gets a fresh one (a spare
     started ahead), so nothing a run leaves behind is there for the next."""
@@ -312,6 +316,7 @@ def covering(solutions):
     return chosen
 
 
+@ON_SHARED_PAGE
 def test_reference_and_wrong_gallery_grade_as_in_cpython(shared_page, set_code, run_checks, isolation):
     """Through the two workers, the reference and wrong/ solutions covering every check get
     exactly the verdicts and messages CPython gives them (all of wrong/ gets Pyodide's verdicts

@@ -11,6 +11,9 @@ from companionkit import mutate
 
 ROOT = Path(__file__).resolve().parents[2]
 LESSONS = sorted(p.parents[1] for p in ROOT.glob("lessons/*/companion/mutations.toml"))
+# One test worker: outcome() runs each lesson's copies once per process, and its tests spread over
+# two workers ran every lesson's spawn twice.
+pytestmark = pytest.mark.xdist_group("companion-mutations")
 CASES = [(lesson, i) for lesson in LESSONS for i in range(len(mutate.load(lesson / "companion" / "mutations.toml").mutations))]
 _reports = {}
 
