@@ -36,6 +36,9 @@ def render(lessons: list[Lesson]) -> list[Prose]:
                               capture_output=True, text=True, cwd=RENDERER.parent)
     except FileNotFoundError:
         raise LessonError(RENDERER, 1, "Node.js is needed to render lesson.md (node not found)") from None
+    if "ERR_MODULE_NOT_FOUND" in proc.stderr:
+        raise LessonError(RENDERER, 1, "the renderer's npm packages (markdown-it, KaTeX) are not "
+                          "installed: run `tools/setup.sh build` (`./dev serve` runs it)")
     if proc.returncode != 0:
         raise LessonError(RENDERER, 1, f"the renderer failed:\n{proc.stderr.strip()}")
     out = []

@@ -44,10 +44,11 @@ def _next_order(lessons_dir: Path) -> int:
 FILES = {
     "lesson.toml": '''\
 # The lesson's contract; every key is described in docs/lesson-format.md.
-id = "{slug}"                     # must equal the folder name
+# `id` must equal the folder name; `order` is the lesson's position in the course.
+id = "{slug}"
 title = "A new lesson ({slug})"
 summary = "One sentence on the index page: what the learner builds."
-order = {order}                        # position in the course
+order = {order}
 languages = ["en"]                # add "pl" and write locale/pl.po (docs/lesson-format.md, Translations)
 packages = ["numpy"]              # Pyodide packages loaded before grading
 widgets = []                      # names of widgets/NAME.js, each placed in lesson.md (docs/widgets.md)

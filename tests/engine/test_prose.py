@@ -2,7 +2,7 @@
 lessonkit.prose): math anywhere Markdown allows text, and every problem located at its line."""
 import pytest
 
-from lessonkit import load_lesson, prose
+from lessonkit import LessonError, load_lesson, prose
 from lessonkit.cli import check_lesson
 
 from conftest import make_lesson
@@ -63,3 +63,15 @@ def test_check_reports_prose_problems_as_path_line_message(tmp_path):
     (folder / "lesson.md").write_text("# T\n\n| a |\n|---|\n| $\\frac{1}$ |\n")
     [problem] = [p for p in check_lesson(folder) if "lesson.md" in p]
     assert problem.startswith(f"{folder / 'lesson.md'}:5: math does not typeset: ")
+
+
+def test_a_renderer_without_its_npm_packages_says_how_to_install_them(tmp_path, monkeypatch):
+    """A clone where setup has not run yet: the author is told what to run, not shown Node's
+    stack trace."""
+    alone = tmp_path / "render.mjs"  # no node_modules in any folder above it
+    alone.write_text(prose.RENDERER.read_text(encoding="utf-8"), encoding="utf-8")
+    monkeypatch.setattr(prose, "RENDERER", alone)
+    with pytest.raises(LessonError, match=r"npm packages \(markdown-it, KaTeX\) are not installed: run "
+                                          r"`tools/setup\.sh build`") as raised:
+        prose.render([load_lesson(make_lesson(tmp_path))])
+    assert raised.value.path == str(alone) and raised.value.line == 1
