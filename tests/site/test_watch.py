@@ -21,12 +21,14 @@ playwright_api = pytest.importorskip("playwright.sync_api")
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
 
-@pytest.fixture
-def watcher(tmp_path):
+@pytest.fixture(scope="module")
+def watcher(tmp_path_factory):
+    """One watched site for the module: starting a watcher costs a build."""
+    tmp_path = tmp_path_factory.mktemp("watch")
     lessons = tmp_path / "lessons"
     new_lesson(lessons, "demo-lesson")
     w = Watcher(lessons, tmp_path / "dist")
-    w.lessons = lessons
+    w.lessons, w.out = lessons, tmp_path / "dist"
     yield w
     w.stop()
 
@@ -56,4 +58,18 @@ def test_a_saved_change_reloads_the_open_page_and_errors_show_located(watcher, b
     watcher.wait_for("rebuilt in")
     page.wait_for_selector("#live-build-errors", state="detached", timeout=30_000)
     assert page.locator("h1").first.inner_text() == "Edited while watching"
+    page.close()
+
+
+def test_a_watched_site_registers_no_service_worker(watcher, browser):
+    """The watch build writes no sw.js (it would serve stale pages between builds), so its pages
+    do not ask for one: a request for it would only print a 404 in the author's console."""
+    page = browser.new_page()
+    page.add_init_script("""navigator.serviceWorker.register = (...args) => {
+        window.__registered = args.map(String);
+        return Promise.reject(new Error("recorded"));
+    }""")
+    page.goto(watcher.url + "index.html")  # the home page registers as soon as its script runs
+    assert page.evaluate("window.__registered") is None
+    assert not (watcher.out / "sw.js").exists()
     page.close()

@@ -17,7 +17,8 @@ IGNORED_PARTS = {"__pycache__", "node_modules", ".git"}
 IGNORED_SUFFIXES = (".pyc", ".swp", ".swx", "~", ".tmp")
 
 # Injected before </body> of every page in watch mode; polls the status file next to the site root.
-LIVE_RELOAD = """<script>/* live reload (build.py serve --watch) */(() => {
+# Its id tells the page's offline.js that this build has no service worker to register.
+LIVE_RELOAD = """<script id="live-reload">/* live reload (build.py serve --watch) */(() => {
   navigator.serviceWorker?.getRegistrations().then((rs) => rs.forEach((r) => r.unregister()));
   const url = new URL(document.querySelector('link[rel=stylesheet]').getAttribute('href').replace(/assets\\/.*$/, '__build.json'), location.href);
   let seen = null;

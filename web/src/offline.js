@@ -8,6 +8,9 @@ const SCRIPT = document.currentScript ? document.currentScript.src : null;
  *  download of the whole site reuses what the page already fetched instead of competing with it). */
 export function registerServiceWorker(after = Promise.resolve()) {
   if (!SCRIPT || !("serviceWorker" in navigator) || !window.isSecureContext) return;
+  // `build.py serve --watch` writes no service worker (it would serve stale pages between
+  // builds) and marks its pages with its live-reload script: registering would only fetch a 404.
+  if (document.getElementById("live-reload")) return;
   const url = new URL("../sw.js", SCRIPT);
   after.catch(() => {}).then(() => navigator.serviceWorker.register(url).catch(() => {
     // A browser that refuses (private mode, storage off) keeps the page working as it is.
