@@ -28,7 +28,6 @@ def watcher(tmp_path_factory):
     lessons = tmp_path / "lessons"
     new_lesson(lessons, "demo-lesson")
     w = Watcher(lessons, tmp_path / "dist")
-    w.lessons, w.out = lessons, tmp_path / "dist"
     yield w
     w.stop()
 

@@ -76,6 +76,7 @@ class Watcher:
     """`build.py serve --watch --port 0` on a lessons folder, its output read line by line."""
 
     def __init__(self, lessons: Path, out: Path):
+        self.lessons, self.out = lessons, out
         self.proc = subprocess.Popen(
             [sys.executable, str(ROOT / "build.py"), "serve", "--watch", "--port", "0",
              "--out", str(out), "--lessons", str(lessons)],
