@@ -1,13 +1,13 @@
 """The mutation harness: broken copies of a companion, each run through every check, to show that
 the checks it names FAIL (and no other). A lesson adds mutations as data in
 `companion/mutations.toml` (see docs/companion.md); tests/companion/test_mutations.py runs them.
+Entries are located and edits applied as for lessons' wrong.toml (lessonkit.edits).
 
 All of a lesson's copies run in one spawn of `world` gloo processes: each copy is imported afresh
 from its own folder, so the cost of starting processes and torch is paid once."""
 
 import importlib
 import json
-import re
 import shutil
 import sys
 import tempfile
@@ -15,6 +15,9 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
+
+from lessonkit import edits
+from lessonkit.lesson import match_ids
 
 from .bundle import PACKAGE, SHIPPED_MODULES
 
@@ -50,7 +53,7 @@ def load(path):
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise MutationError(f"{path}: {exc}") from None
-    starts = [i + 1 for i, line in enumerate(text.splitlines()) if line.strip() == "[[mutation]]"]
+    starts = edits.entry_lines(text, "mutation")
     mutations = []
     noisy = list(data.get("machine_dependent", []))
     for i, entry in enumerate(data.get("mutation", [])):
@@ -80,12 +83,12 @@ def write_copy(folder, library, mutation=None):
     if not target.is_file():
         raise MutationError(f"mutation {mutation.name!r} (line {mutation.line}): no file {mutation.file!r}; "
                             f"use {Path(library).name!r} or companionkit/<module>.py")
-    text = target.read_text(encoding="utf-8")
-    found = text.count(mutation.replace)
-    if found != 1:
-        raise MutationError(f"mutation {mutation.name!r} (line {mutation.line}): its `replace` text occurs "
-                            f"{found} times in {mutation.file}, it must occur exactly once")
-    target.write_text(text.replace(mutation.replace, mutation.with_), encoding="utf-8")
+    try:
+        text = edits.apply(target.read_text(encoding="utf-8"), [(mutation.replace, mutation.with_)],
+                           mutation.file)
+    except edits.EditError as exc:
+        raise MutationError(f"mutation {mutation.name!r} (line {mutation.line}): {exc}") from None
+    target.write_text(text, encoding="utf-8")
 
 
 def verdict(mutation, report):
@@ -103,8 +106,8 @@ def verdict(mutation, report):
 
 
 def matches(check_id, patterns):
-    """Whether a check id matches one of the patterns, where only `*` is special (as in wrong/ headers)."""
-    return any(re.fullmatch(".*".join(map(re.escape, p.split("*"))), check_id) for p in patterns)
+    """Whether a check id matches one of the patterns, where only `*` is special (as in wrong.toml)."""
+    return bool(match_ids(patterns, [check_id]))
 
 
 def run(library, mutations, options, world=2):

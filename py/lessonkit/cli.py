@@ -11,10 +11,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from . import hints, i18n, starters
+from . import golden, hints, i18n, starters
 from .learner_process import LearnerProcess, forbid_inspection, grade_split
 from . import prose
-from .lesson import (LessonError, WrongSolution, authoring_problems, load_lesson, missing_companions,
+from .lesson import (LessonError, authoring_problems, load_lesson, match_ids, missing_companions,
                      widget_problems)
 from .runner import grade
 from .scaffold import ScaffoldError, new_lesson
@@ -35,6 +35,8 @@ def main(argv=None) -> int:
     c = sub.add_parser("check", help="validate lessons: format, reference, wrong solutions")
     c.add_argument("lessons", nargs="*",
                    help="lesson folders (default: every folder in ./lessons)")
+    c.add_argument("--update", action="store_true",
+                   help="write each lesson's golden reports (golden/*.json) instead of comparing")
     n = sub.add_parser("new", help="write a new lesson folder that passes check and builds")
     n.add_argument("slug", help="the lesson's id and folder name, e.g. tp-attention")
     n.add_argument("--lessons", default="lessons", help="the lessons folder (default ./lessons)")
@@ -52,7 +54,8 @@ def _new(args) -> int:
     except ScaffoldError as exc:
         print(f"lessonkit new: {exc}", file=sys.stderr)
         return 2
-    print(f"wrote {folder}/ (lesson.toml, lesson.md, starter.py, reference.py, checks/, wrong/)\n"
+    print(f"wrote {folder}/ (lesson.toml, lesson.md, starter.py, reference.py, checks/, wrong.toml, "
+          "golden/)\n"
           f"next: python -m lessonkit check {folder}   then: ./dev serve")
     return 0
 
@@ -111,22 +114,28 @@ def _check(args) -> int:
         return 2
     problems, gaps = [], []
     for folder in folders:
-        found = check_lesson(folder)
+        found = check_lesson(folder, update=args.update)
         missing = translation_gaps(folder) if not found else []
+        note = f" ({len(missing)} missing translation(s))" if missing else ""
+        if not found and not args.update and not (folder / golden.GOLDEN_DIR).is_dir():
+            missing.append(f"{folder / golden.GOLDEN_DIR}/: no golden reports yet; run "
+                           f"`{golden.UPDATE} {folder}`")
         problems += found
         gaps += missing
-        note = f" ({len(missing)} missing translation(s))" if missing else ""
         print(f"{folder}: {'OK' if not found else f'{len(found)} problem(s)'}{note}")
     for p in problems:
         print(p)
-    # Untranslated text falls back to English: reported, but the lesson still works.
+    # Untranslated text falls back to English, and a lesson without golden reports yet is still
+    # proved: reported, but the lesson works.
     for g in gaps:
         print(f"warning: {g}")
     return 1 if problems else 0
 
 
-def check_lesson(folder) -> list[str]:
-    """Every problem with the lesson at `folder`, as `path:line: message` lines."""
+def check_lesson(folder, update: bool = False) -> list[str]:
+    """Every problem with the lesson at `folder`, as `path:line: message` lines. The reports of
+    its solutions are compared with its golden reports, or with `update` written there (when
+    nothing else is wrong: a golden report records a lesson that works)."""
     try:
         lesson = load_lesson(folder)
         problems = [str(e) for e in (authoring_problems(lesson) + prose.render([lesson])[0].problems
@@ -143,13 +152,29 @@ def check_lesson(folder) -> list[str]:
     # lesson's solutions: faster than grading in-process (the guard has less to watch there),
     # bench/grade_bench.py prints both.
     with LearnerProcess(lesson) as learner:
-        return problems + _solution_problems(lesson, lesson_hints, learner)
+        found, goldens = _solution_problems(lesson, lesson_hints, learner)
+    problems += found
+    if update:
+        if not problems:
+            for path in golden.write(lesson, goldens):
+                print(f"updated {path}")
+        return problems
+    if not (lesson.path / golden.GOLDEN_DIR).is_dir():
+        # A lesson before its first --update (a new one, one from before golden reports): its
+        # reports are proved as ever, there is only nothing to compare them with yet (_check warns).
+        return problems
+    return problems + golden.drift(lesson, goldens)
 
 
-def _solution_problems(lesson, lesson_hints, learner) -> list[str]:
-    """The reference must pass every check, each wrong/ solution fail those it names."""
+def _solution_problems(lesson, lesson_hints, learner) -> tuple[list[str], dict]:
+    """The reference must pass every check, each known-wrong solution fail those it names.
+    Returns (problems, {solution name: golden report}), each solution graded in every language."""
     problems = []
-    report = grade(lesson, lesson.reference.read_text(encoding="utf-8"), learner=learner)
+    sources = golden.solutions(lesson)
+    reports = {name: {lang: grade(lesson, source, learner=learner, lang=lang)
+                      for lang in lesson.languages}
+               for name, source in sources.items()}
+    report = reports[golden.REFERENCE][lesson.languages[0]]
     ids = [c.id for c in report.checks]
     problems += hints.unknown_patterns(lesson_hints, ids, lesson.path)
     for c in report.checks:
@@ -158,18 +183,25 @@ def _solution_problems(lesson, lesson_hints, learner) -> list[str]:
                             f"({c.status}): {c.message.splitlines()[0] if c.message else ''}")
     for wrong in lesson.wrong:
         named = wrong.named(ids)
-        unknown = [p for p in wrong.catches if not WrongSolution(wrong.path, (p,)).named(ids)]
-        for p in unknown:
-            problems.append(f"{wrong.path}:1: names {p!r}, which matches no check")
-        result = grade(lesson, wrong.path.read_text(encoding="utf-8"), learner=learner)
+        for p in wrong.fails:
+            if not match_ids((p,), ids):
+                problems.append(f"{wrong.where}: {wrong.name}: names {p!r}, which matches no check")
+        result = reports[wrong.name][lesson.languages[0]]
         slipped = [c.id for c in result.checks if c.id in named and c.status == "passed"]
         if slipped and len(slipped) == len(named):
-            problems.append(f"{wrong.path}:1: this solution may be correct: it passes every "
-                            f"check its header names ({len(named)}); fix the solution or name "
-                            "the checks that catch it")
+            problems.append(f"{wrong.where}: {wrong.name}: this solution may be correct: it passes "
+                            f"every check its `fails` names ({len(named)}); fix the mistake or "
+                            "name the checks that catch it")
         else:
-            problems += [f"{wrong.path}:1: should fail {cid}, but it passes" for cid in slipped]
-    return problems
+            problems += [f"{wrong.where}: {wrong.name}: should fail {cid}, but it passes"
+                         for cid in slipped]
+    goldens = {}
+    for name, by_lang in reports.items():
+        try:
+            goldens[name] = golden.record({lang: r.to_dict() for lang, r in by_lang.items()})
+        except ValueError as exc:
+            problems.append(f"{golden.path(lesson, name)}:1: {name}: {exc}")
+    return problems, goldens
 
 
 def translation_gaps(folder) -> list[str]:

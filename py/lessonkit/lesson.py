@@ -1,5 +1,5 @@
 """The lesson format: a folder with `lesson.toml`, `starter.py`, `checks/`, and for authors
-`reference.py`, `wrong/`, `lesson.md`. Loading validates the contract and reports every problem
+`reference.py`, `wrong.toml`, `lesson.md`. Loading validates the contract and reports every problem
 as `path:line: message`."""
 from __future__ import annotations
 
@@ -43,19 +43,28 @@ class Function:
 
 @dataclass(frozen=True)
 class WrongSolution:
-    """A known-wrong solution; its first line `# catches: a, b` names the checks it fails:
-    exact check ids, or patterns where `*` matches anything (`test_gelu::*`, `*`)."""
-    path: Path
-    catches: tuple[str, ...]
+    """A known-wrong solution: a `[[mistake]]` of wrong.toml (reference.py with `replace`/`with`
+    edits, or a whole file), or a wrong/*.py file whose first line is `# catches: a, b`. `fails`
+    names the checks it must fail: exact check ids, or patterns where `*` matches anything
+    (`test_gelu::*`, `*`)."""
+    name: str             # unique in the lesson: names it in reports and golden/<name>.json
+    source: str           # the solution as the learner would write it
+    fails: tuple[str, ...]
+    path: Path            # where it is declared (wrong.toml, or the wrong/*.py file) ...
+    line: int             # ... and at which line, for located messages
+
+    @property
+    def where(self) -> str:
+        return f"{self.path}:{self.line}"
 
     def named(self, ids) -> list[str]:
-        """The ids among `ids` that the header names."""
-        return match_ids(self.catches, ids)
+        """The ids among `ids` that `fails` names."""
+        return match_ids(self.fails, ids)
 
 
 def match_ids(patterns, ids) -> list[str]:
     """The ids among `ids` that `patterns` name: exact check ids, or patterns where `*`
-    matches anything (wrong/ headers and hints.toml use the same rule)."""
+    matches anything (wrong.toml, wrong/ headers and hints.toml use the same rule)."""
     out = []
     for p in patterns:
         if "*" in p:  # only `*` is special: ids hold brackets that must match literally
@@ -91,6 +100,13 @@ class Lesson:
     given: dict[str, str] = field(default_factory=dict)
     # Pure-Python packages from PyPI, pinned with their wheel's sha256 (requirements.py).
     requirements: list[Pin] = field(default_factory=list)
+
+    def wrong_solution(self, name: str) -> WrongSolution:
+        """The known-wrong solution called `name` (wrong.toml's `name`, or a wrong/*.py stem)."""
+        for w in self.wrong:
+            if w.name == name:
+                return w
+        raise KeyError(name)
 
     def function(self, name: str) -> Function:
         for f in self.functions:
@@ -177,7 +193,7 @@ def load_lesson(path) -> Lesson:
         widgets=data.get("widgets", []), limits=limits, functions=functions,
         companion=companion, starter=starter, checks_dir=checks_dir, check_files=check_files,
         reference=reference if reference.exists() else None,
-        wrong=_wrong_solutions(root / "wrong"),
+        wrong=_wrong_solutions(root, reference if reference.exists() else None),
         solution_after_failed_runs=_non_negative(data, "solution_after_failed_runs", locate),
         given=_given(root, data.get("given", []), functions, locate),
         requirements=_requirements(data.get("requirements", []), data.get("packages", []), locate),
@@ -278,9 +294,10 @@ def authoring_problems(lesson: Lesson) -> list[LessonError]:
                                         "NotImplementedError` in the starter, so that no check "
                                         "passes before the learner has written anything"))
     if not lesson.wrong:
-        problems.append(LessonError(lesson.path / "wrong", 1, "no known-wrong solutions: add "
-                                    "wrong/*.py, one classic mistake each, headed `# catches: "
-                                    "<check id>`, so lessonkit check proves the checks catch them"))
+        problems.append(LessonError(lesson.path / WRONG_TOML, 1, "no known-wrong solutions: add a "
+                                    "[[mistake]] per classic mistake to wrong.toml (an edit of "
+                                    "reference.py and the checks it must fail), so lessonkit check "
+                                    "proves the checks catch them (docs/lesson-format.md)"))
     return problems
 
 
@@ -485,13 +502,97 @@ def _check_defines(path: Path, source: str, functions: list[Function], toml_path
                               f"{f.signature} declared at {toml_path}:{declared_at}")
 
 
-def _wrong_solutions(folder: Path) -> list[WrongSolution]:
-    wrong = []
+WRONG_TOML = "wrong.toml"
+_MISTAKE_KEYS = ("name", "fails", "file", "replace", "with")
+_MISTAKE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
+
+
+def _wrong_solutions(root: Path, reference: Path | None) -> list[WrongSolution]:
+    """The mistakes of wrong.toml, in its order, then each wrong/*.py file it does not name
+    (a whole file headed `# catches:`, the form before wrong.toml)."""
+    wrong, named_files = [], set()
+    toml_path = root / WRONG_TOML
+    if toml_path.is_file():
+        wrong = _mistakes(root, toml_path, reference)
+        named_files = {(root / w.file).resolve() for w in wrong if w.file}
+        wrong = [w.solution for w in wrong]
+    folder = root / "wrong"
     for path in sorted(folder.glob("*.py")) if folder.is_dir() else []:
-        first = _read(path).split("\n", 1)[0]
-        m = _CATCHES.match(first)
+        if path.resolve() in named_files:
+            continue
+        source = _read(path)
+        m = _CATCHES.match(source.split("\n", 1)[0])
         ids = tuple(s.strip() for s in m.group(1).split(",") if s.strip()) if m else ()
         if not ids:
-            raise LessonError(path, 1, "the first line must be `# catches: <check id>[, ...]`")
-        wrong.append(WrongSolution(path, ids))
+            raise LessonError(path, 1, "the first line must be `# catches: <check id>[, ...]` "
+                                       f"(or declare this file in {WRONG_TOML} with `file`)")
+        if any(w.name == path.stem for w in wrong):
+            raise LessonError(path, 1, f"{WRONG_TOML} already has a mistake named {path.stem!r}")
+        wrong.append(WrongSolution(path.stem, source, ids, path, 1))
     return wrong
+
+
+@dataclass(frozen=True)
+class _Mistake:
+    solution: WrongSolution
+    file: str | None   # the file it starts from, when not reference.py
+
+
+def _mistakes(root: Path, toml_path: Path, reference: Path | None) -> list[_Mistake]:
+    from . import edits  # the edit rule shared with companionkit's mutations.toml
+    text = _read(toml_path)
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        m = re.search(r"at line (\d+)", str(exc))
+        raise LessonError(toml_path, int(m.group(1)) if m else 1, f"invalid TOML: {exc}") from None
+    locate = _Locator(toml_path, text)
+    for key in data:
+        if key != "mistake":
+            raise locate.error(key, f"unknown key `{key}`: {WRONG_TOML} holds [[mistake]] tables")
+    entries = data.get("mistake", [])
+    if not isinstance(entries, list):
+        raise locate.error("mistake", "write each mistake as a [[mistake]] table")
+    starts = edits.entry_lines(text, "mistake")
+    out = []
+    for i, entry in enumerate(entries):
+        start = starts[i] if i < len(starts) else 1
+        name = entry.get("name")
+        label = f"mistake {name!r}" if isinstance(name, str) else "this mistake"
+        for key in entry:
+            if key not in _MISTAKE_KEYS:
+                raise locate.error(key, f"{label}: unknown key `{key}`"
+                                   + _did_you_mean(key, _MISTAKE_KEYS), start)
+        if not isinstance(name, str) or not _MISTAKE_NAME.match(name) or name == "reference":
+            raise LessonError(toml_path, locate.line_of("name", start) if "name" in entry else start,
+                              "a mistake needs a `name` of letters, digits, `_` and `-` "
+                              "(it names the solution in reports and golden/<name>.json)")
+        if any(m.solution.name == name for m in out):
+            raise locate.error("name", f"two mistakes are named {name!r}", start)
+        fails = entry.get("fails")
+        if (not isinstance(fails, list) or not fails
+                or not all(isinstance(f, str) and f.strip() for f in fails)):
+            raise LessonError(toml_path, locate.line_of("fails", start) if "fails" in entry else start,
+                              f"{label}: `fails` must list the checks it must fail (ids, or "
+                              "patterns with `*`), at least one")
+        file = entry.get("file")
+        if file is not None and (not isinstance(file, str) or not (root / file).is_file()
+                                 or ".." in Path(file).parts):
+            raise locate.error("file", f"{label}: `file` {file!r} is not a file in the lesson "
+                                       "folder (e.g. starter.py or wrong/<name>.py)", start)
+        try:
+            pairs = edits.pairs(entry)
+        except edits.EditError as exc:
+            raise locate.error("replace", f"{label}: {exc}", start) from None
+        if file is None and not pairs:
+            raise LessonError(toml_path, start, f"{label}: give `replace` and `with` (edits of "
+                                                "reference.py), or `file` (a whole solution)")
+        base = root / file if file is not None else reference
+        if base is None:
+            raise LessonError(toml_path, start, f"{label}: edits reference.py, which is missing")
+        try:
+            source = edits.apply(_read(base), pairs, base.name if file is None else file)
+        except edits.EditError as exc:
+            raise locate.error("replace", f"{label}: {exc}", start) from None
+        out.append(_Mistake(WrongSolution(name, source, tuple(fails), toml_path, start), file))
+    return out

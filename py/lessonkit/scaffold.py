@@ -14,7 +14,8 @@ class ScaffoldError(Exception):
 
 
 def new_lesson(lessons_dir: Path, slug: str) -> Path:
-    """Writes lessons_dir/slug; refuses a bad slug or an existing folder."""
+    """Writes lessons_dir/slug, with the golden reports of its solutions; refuses a bad slug or
+    an existing folder."""
     if not SLUG.match(slug):
         raise ScaffoldError(f"{slug!r} is not a lesson slug: use lowercase letters, digits and "
                             "single hyphens, starting with a letter (like tp-attention)")
@@ -26,6 +27,10 @@ def new_lesson(lessons_dir: Path, slug: str) -> Path:
     for name, text in files.items():
         (folder / name).parent.mkdir(parents=True, exist_ok=True)
         (folder / name).write_text(text, encoding="utf-8")
+    from .cli import check_lesson  # the grader: imported here, since the CLI imports this module
+    problems = check_lesson(folder, update=True)  # writes golden/*.json, what check compares with
+    if problems:
+        raise ScaffoldError("the new lesson does not pass lessonkit check:\n" + "\n".join(problems))
     return folder
 
 
@@ -132,14 +137,14 @@ def test_input_unchanged(solution):
     """double leaves its input unchanged"""
     expect_unchanged(call(solution, "double", np.array([1.0, 2.0])))
 ''',
-    "wrong/adds_two.py": '''\
-# catches: test_double::test_example, test_double::test_random[*]
-# A known-wrong solution: the first line names the checks that must fail it (lessonkit check
-# proves they do). Write one file per classic mistake.
-import numpy as np
-
-
-def double(x):
-    return np.asarray(x, dtype=float) + 2
-''',
+    "wrong.toml": """\
+# Known-wrong solutions: one [[mistake]] per classic mistake, written as edits of reference.py
+# (each `replace` text must occur exactly once there), with the checks it must fail. `lessonkit
+# check` proves each fails them; docs/lesson-format.md has the rest (several edits, whole files).
+[[mistake]]
+name = "adds_two"
+fails = ["test_double::test_example", "test_double::test_random[*]"]
+replace = "return 2 * np.asarray(x, dtype=float)"
+with = "return np.asarray(x, dtype=float) + 2"
+""",
 }

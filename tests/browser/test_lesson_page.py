@@ -10,6 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from lessonkit import golden, load_lesson
+from lessonkit.lesson import match_ids
+
 from conftest import READY_TIMEOUT_MS, RECORD_WORKERS, open_ready_page, workers
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -62,13 +65,8 @@ def shared_page(context, lesson_url):
 
 
 def wrong_solutions():
-    """(file name, source, check ids it is known to fail) for the lesson's wrong/ solutions."""
-    out = []
-    for path in sorted((LESSON_DIR / "wrong").glob("*.py")):
-        source = path.read_text()
-        caught = re.match(r"#\s*catches:\s*(.+)", source.splitlines()[0]).group(1)
-        out.append((path.name, source, [c.strip() for c in caught.split(",")]))
-    return out
+    """(name, source, check ids it is known to fail) for the lesson's known-wrong solutions."""
+    return [(w.name, w.source, list(w.fails)) for w in load_lesson(LESSON_DIR).wrong]
 
 
 def test_python_loads_in_the_background_with_visible_progress(page, lesson_url, python_ready,
@@ -142,9 +140,7 @@ def test_wrong_code_is_explained(one_mode, shared_page, set_code, run_checks, sc
         items = {item["id"]: item for item in check_items(page)}
         assert all(item["status"] in STATUS_WORDS for item in items.values())
         for pattern in caught:
-            # `*` matches anything in a `# catches:` header; everything else is literal.
-            rx = re.compile("^" + ".*".join(re.escape(part) for part in pattern.split("*")) + "$")
-            named = [item for check_id, item in items.items() if rx.match(check_id)]
+            named = [items[check_id] for check_id in match_ids([pattern], list(items))]
             assert named, f"no check matches {pattern!r}"
             for item in named:
                 assert item["status"] in {"failed", "error", "timed out"}, item
@@ -293,17 +289,8 @@ def test_every_run_starts_in_a_fresh_python_without_isolation(shared_page, set_c
     assert "left by an earlier run: True" in page.locator("#output").inner_text()
 
 
-# Where two entries are off by the same amount, which one is "largest" depends on the last bits
-# of the platform's tanh (wasm's libm or the host's): the rest of a message does not.
-TIE = re.compile(r"largest difference at index \[[^\]]*\]: expected \S+, got \S+")
-
-
-def verdicts(report: dict) -> dict[str, tuple[str, str]]:
-    return {c["id"]: (c["status"], TIE.sub("largest difference ...", c["message"])) for c in report["checks"]}
-
-
 def covering(solutions):
-    """The fewest wrong/ solutions (greedily) whose `# catches:` headers name every check function
+    """The fewest known-wrong solutions (greedily) whose `fails` name every check function
     that any of them names, so every check's failure message crosses the channel at least once."""
     def functions(caught):
         return {re.sub(r"\[.*", "", pattern) for pattern in caught}
@@ -318,20 +305,20 @@ def covering(solutions):
 
 @ON_SHARED_PAGE
 def test_reference_and_wrong_gallery_grade_as_in_cpython(shared_page, set_code, run_checks, isolation):
-    """Through the two workers, the reference and wrong/ solutions covering every check get
-    exactly the verdicts and messages CPython gives them (all of wrong/ gets Pyodide's verdicts
-    in tests/lessons/test_grading.py; the channel is the same for any solution)."""
+    """Through the two workers, the reference and known-wrong solutions covering every check get
+    exactly the golden reports' verdicts, titles and messages, which CPython gives them (`lessonkit
+    check`; all of them get Pyodide's verdicts in tests/lessons/test_grading.py; the channel is
+    the same for any solution)."""
     if isolation == "plain":
         pytest.skip("the single worker grades in-process, as CPython's tests do (tests/lessons)")
-    from lessonkit import grade, load_lesson
     lesson = load_lesson(LESSON_DIR)
     page = shared_page
     mismatches = {}
-    for name, source in [("reference.py", REFERENCE), *[(n, src) for n, src, _ in covering(wrong_solutions())]]:
+    for name, source in [(golden.REFERENCE, REFERENCE), *[(n, src) for n, src, _ in covering(wrong_solutions())]]:
         set_code(page, source)
         run_checks(page)
-        got = verdicts(page.evaluate("window.__reports")[-1])
-        want = verdicts(grade(lesson, source).to_dict())
+        got = golden.comparable(page.evaluate("window.__reports")[-1]["checks"])
+        want = golden.comparable(golden.expected(golden.load(lesson, name), "en"))
         if got != want:
             mismatches[name] = {k: (want.get(k), got.get(k)) for k in want.keys() | got.keys()
                                 if want.get(k) != got.get(k)}

@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
+from lessonkit import load_lesson
+
 # The widget and its "try with my code" do not depend on cross-origin isolation (the hosting and
 # hardening suites test both modes): one mode, the isolated one.
 pytestmark = pytest.mark.browser
@@ -62,8 +64,10 @@ def test_vocab_loss_widget(page, site_url, python_ready, set_code, screenshot):
     w.locator('select[data-size="n"]').select_option("2")
 
     python_ready(page)
-    for source, verdict in (("reference.py", "match"), ("wrong/local_max_not_rescaled.py", "mismatch")):
-        set_code(page, (LESSON / source).read_text())
+    lesson = load_lesson(LESSON)
+    for source, verdict in ((lesson.reference.read_text(), "match"),
+                            (lesson.wrong_solution("local_max_not_rescaled").source, "mismatch")):
+        set_code(page, source)
         w.get_by_role("button", name="Try with my code").click()
         expect(w.get_by_test_id("learner-verdict")).to_have_attribute("data-verdict", verdict, timeout=60_000)
     expect(w.get_by_test_id("learner-loss")).to_have_text("≈ (2.014, 4.08)")

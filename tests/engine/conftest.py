@@ -87,21 +87,20 @@ def test_halve(solution, x):
 '''
 
 
-TOY_WRONG = """\
-# catches: test_toy::test_double, test_toy::test_halve[*]
-def double(x):
-    return 0 * x
-
-
-def halve(x):
-    return 0 * x
+# The toy's known-wrong solution, as edits of TOY_REFERENCE.
+TOY_MISTAKES = """\
+[[mistake]]
+name = "zero"
+fails = ["test_toy::test_double", "test_toy::test_halve[*]"]
+replace = ["return 2 * np.asarray(x, dtype=float)", "return np.asarray(x, dtype=float) / 2"]
+with = ["return 0 * x", "return 0 * x"]
 """
 
 
 def make_lesson(root: Path, *, toml=TOY_TOML, starter=TOY_STARTER, reference=TOY_REFERENCE,
-                checks=None, wrong=None) -> Path:
-    """Write a lesson folder `root/toy`; `checks`/`wrong` map file names to sources (`wrong`
-    defaults to one wrong solution; {} writes no wrong/ folder)."""
+                checks=None, mistakes=TOY_MISTAKES, wrong=None) -> Path:
+    """Write a lesson folder `root/toy`; `mistakes` is its wrong.toml (None: none); `checks` and
+    `wrong` map file names to sources (in checks/, and whole files in wrong/)."""
     folder = root / "toy"
     (folder / "checks").mkdir(parents=True)
     checks = checks or {"test_toy.py": TOY_CHECKS}
@@ -113,8 +112,8 @@ def make_lesson(root: Path, *, toml=TOY_TOML, starter=TOY_STARTER, reference=TOY
     (folder / "lesson.md").write_text("# Toy\n")
     for name, text in checks.items():
         (folder / "checks" / name).write_text(text)
-    if wrong is None:
-        wrong = {"zero.py": TOY_WRONG}
+    if mistakes is not None:
+        (folder / "wrong.toml").write_text(mistakes)
     if wrong:
         (folder / "wrong").mkdir()
         for name, text in wrong.items():
@@ -139,15 +138,23 @@ def tp_mlp():
 
 @pytest.fixture
 def lesson_copy(tmp_path):
-    """A copy of the real tp-mlp lesson that a test may break, with one wrong solution
-    (wrong/relu.py) of its sixteen: `lessonkit check` grades each, and the other fifteen are
-    tested in tests/lessons."""
+    """A copy of the real tp-mlp lesson that a test may break, with one known-wrong solution
+    (relu) of its sixteen and the golden reports of it and the reference: `lessonkit check`
+    grades each, and the other fifteen are tested in tests/lessons."""
     target = tmp_path / "tp-mlp"
     shutil.copytree(TP_MLP, target,
-                    ignore=shutil.ignore_patterns("__pycache__", "companion*", "wrong"))
-    (target / "wrong").mkdir()
-    shutil.copy(TP_MLP / "wrong" / "relu.py", target / "wrong" / "relu.py")
+                    ignore=shutil.ignore_patterns("__pycache__", "companion*", "wrong*", "golden"))
+    (target / "wrong.toml").write_text(mistake_entry(TP_MLP / "wrong.toml", "relu"))
+    (target / "golden").mkdir()
+    for name in ("reference", "relu"):
+        shutil.copy(TP_MLP / "golden" / f"{name}.json", target / "golden")
     return target
+
+
+def mistake_entry(wrong_toml: Path, name: str) -> str:
+    """The [[mistake]] table called `name` of a wrong.toml, as its text."""
+    tables = wrong_toml.read_text(encoding="utf-8").split("[[mistake]]\n")
+    return "[[mistake]]\n" + next(t for t in tables if t.startswith(f'name = "{name}"\n'))
 
 
 def dedent(text: str) -> str:

@@ -5,6 +5,8 @@ import re
 import subprocess
 import sys
 
+from lessonkit import load_lesson
+
 from conftest import REPO, TP_MLP, make_lesson
 
 ENV = {**os.environ, "PYTHONPATH": str(REPO / "py")}
@@ -23,8 +25,15 @@ def test_grade_passing_solution_exits_0():
     assert "checks passed" in run.stdout
 
 
-def test_grade_failing_solution_exits_1_and_json():
-    run = lessonkit("grade", TP_MLP, TP_MLP / "wrong" / "no_allreduce.py", "--json")
+def wrong_file(tmp_path, name):
+    """The tp-mlp known-wrong solution `name`, as a solution.py to grade."""
+    path = tmp_path / "solution.py"
+    path.write_text(load_lesson(TP_MLP).wrong_solution(name).source)
+    return path
+
+
+def test_grade_failing_solution_exits_1_and_json(tmp_path):
+    run = lessonkit("grade", TP_MLP, wrong_file(tmp_path, "no_allreduce"), "--json")
     assert run.returncode == 1
     report = json.loads(run.stdout)
     assert report["schema"] == "lessonkit.report/1" and report["passed"] is False
@@ -33,8 +42,8 @@ def test_grade_failing_solution_exits_1_and_json():
     assert statuses["test_gelu::test_python_floats"] == "passed"
 
 
-def test_grade_readable_failure():
-    run = lessonkit("grade", TP_MLP, TP_MLP / "wrong" / "erf_gelu.py")
+def test_grade_readable_failure(tmp_path):
+    run = lessonkit("grade", TP_MLP, wrong_file(tmp_path, "erf_gelu"))
     assert run.returncode == 1
     assert "   FAIL  gelu agrees with the tanh formula (positive)" in run.stdout
     assert "exact erf form" in run.stdout
@@ -68,15 +77,37 @@ def test_check_without_argument_checks_every_lesson(tmp_path):
 def test_check_reports_located_problems(lesson_copy):
     (lesson_copy / "reference.py").write_text(
         (TP_MLP / "reference.py").read_text().replace("0.044715", "0.0447"))
-    (lesson_copy / "wrong" / "relu.py").write_text(
-        "# catches: test_gelu::test_values[*], test_nothing::here\n"
-        + (TP_MLP / "reference.py").read_text())
+    (lesson_copy / "wrong.toml").write_text(
+        '[[mistake]]\nname = "relu"\nfails = ["test_shard_mlp::*", "test_nothing::here"]\n'
+        'replace = "# the all-reduce"\nwith = "# the all-reduce, unchanged"\n')
     run = lessonkit("check", lesson_copy)
     assert run.returncode == 1
     out = run.stdout
     assert f"{lesson_copy}/reference.py:1: the reference does not pass test_gelu::test_values[positive]" in out
-    assert f"{lesson_copy}/wrong/relu.py:1: this solution may be correct: it passes every check" in out
-    assert f"{lesson_copy}/wrong/relu.py:1: names 'test_nothing::here', which matches no check" in out
+    assert f"{lesson_copy}/wrong.toml:1: relu: this solution may be correct: it passes every check" in out
+    assert f"{lesson_copy}/wrong.toml:1: relu: names 'test_nothing::here', which matches no check" in out
+
+
+def test_check_reports_golden_drift_at_its_line_and_update_writes_it(lesson_copy):
+    """A message that changes is drift, shown where the golden file has it, with the golden and
+    the new text; --update writes the new report, and check is clean again."""
+    toml = lesson_copy / "lesson.toml"  # the copy has no companion files: none to check
+    toml.write_text(toml.read_text().split("[companion]")[0])
+    golden = lesson_copy / "golden" / "relu.json"
+    text = golden.read_text()
+    assert "ReLU" in text
+    golden.write_text(text.replace("ReLU", "RELU", 1))
+    run = lessonkit("check", lesson_copy)
+    assert run.returncode == 1
+    first = next(c for c in json.loads(text)["checks"] if "ReLU" in json.dumps(c["en"]))
+    field = next(k for k, v in first["en"].items() if "ReLU" in json.dumps(v))
+    line = next(n for n, s in enumerate(text.splitlines(), 1) if f'"id": "{first["id"]}"' in s)
+    assert f"{golden}:{line}: {first['id']}: the en {field} drifted" in run.stdout, run.stdout
+    assert "--update" in run.stdout and "RELU" in run.stdout
+    updated = lessonkit("check", "--update", lesson_copy)
+    assert updated.returncode == 0 and f"updated {golden}" in updated.stdout, updated.stdout
+    assert golden.read_text() == text
+    assert lessonkit("check", lesson_copy).returncode == 0
 
 
 def test_check_reports_format_errors(lesson_copy):

@@ -16,7 +16,7 @@ def test_real_lesson_loads(tp_mlp):
     assert tp_mlp.limits.check_seconds == 5.0 and tp_mlp.limits.output_lines == 200
     assert tp_mlp.packages == ["numpy"]
     assert tp_mlp.reference is not None and len(tp_mlp.wrong) >= 15
-    assert all(w.catches for w in tp_mlp.wrong)
+    assert all(w.fails and w.source for w in tp_mlp.wrong)
 
 
 def test_error_text_is_path_line_message():
@@ -219,14 +219,14 @@ def test_bad_signature_located(tmp_path):
 
 
 def test_wrong_solution_needs_header(tmp_path):
-    folder = make_lesson(tmp_path, wrong={"bad.py": "def double(x):\n    return x\n"})
+    folder = make_lesson(tmp_path, mistakes=None, wrong={"bad.py": "def double(x):\n    return x\n"})
     with pytest.raises(LessonError) as info:
         load_lesson(folder)
     assert info.value.path.endswith("bad.py") and info.value.line == 1
 
 
 def test_wrong_header_patterns(tmp_path):
-    folder = make_lesson(tmp_path, wrong={"w.py": "# catches: test_toy::test_halve[*], load\n"})
+    folder = make_lesson(tmp_path, mistakes=None, wrong={"w.py": "# catches: test_toy::test_halve[*], load\n"})
     wrong = load_lesson(folder).wrong[0]
     ids = ["load", "test_toy::test_double", "test_toy::test_halve[four]",
            "test_toy::test_halve[minus one]"]
@@ -273,10 +273,13 @@ def test_solution_after_failed_runs(tmp_path):
 HELPERS = "import numpy as np\n\nSCALE = 2.0\n\n\ndef scaled(x):\n    return SCALE * np.asarray(x, dtype=float)\n"
 
 
-def with_given(tmp_path, reference=None):
-    folder = make_lesson(tmp_path, reference=reference or
+def with_given(tmp_path):
+    folder = make_lesson(tmp_path, reference=
                          "import helpers\n\n\ndef double(x):\n    return helpers.scaled(x)\n\n\n"
-                         "def halve(x):\n    return helpers.scaled(x) / 4\n")
+                         "def halve(x):\n    return helpers.scaled(x) / 4\n",
+                         mistakes='[[mistake]]\nname = "zero"\nfails = ["test_toy::test_double", '
+                                  '"test_toy::test_halve[*]"]\nreplace = ["scaled(x)\\n", "scaled(x) / 4"]\n'
+                                  'with = ["scaled(x) * 0\\n", "scaled(x) * 0"]\n')
     (folder / "helpers.py").write_text(HELPERS)
     toml = folder / "lesson.toml"
     toml.write_text(toml.read_text().replace("widgets = []", 'widgets = []\ngiven = ["helpers.py"]'))

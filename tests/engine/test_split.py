@@ -32,15 +32,15 @@ def test_tp_mlp_reference_and_wrong_gallery_grade_the_same_in_both_channels():
     """One child process serves the reference and every wrong/ solution in turn (a `load`
     starts each run), and every verdict and message equals the in-process one."""
     lesson = load_lesson(ROOT / "lessons" / "tp-mlp")
-    sources = [lesson.reference, *(w.path for w in lesson.wrong)]
+    sources = {"reference": lesson.reference.read_text(encoding="utf-8"),
+               **{w.name: w.source for w in lesson.wrong}}
     assert len(sources) > 3
     with LearnerProcess(lesson) as channel:
-        for path in sources:
-            source = path.read_text(encoding="utf-8")
+        for name, source in sources.items():
             split = grade(lesson, source, learner=channel)
             here = grade(lesson, source)
-            assert verdicts(split) == verdicts(here), path.name
-            assert split.stdout == here.stdout, path.name
+            assert verdicts(split) == verdicts(here), name
+            assert split.stdout == here.stdout, name
     assert grade(lesson, lesson.reference.read_text()).passed
 
 

@@ -1,12 +1,19 @@
-"""The tp-mlp lesson: the reference passes, each wrong solution fails exactly the checks its
-header names, and the tolerances accept float32 and reject float16 / the erf GeLU."""
+"""The tp-mlp lesson: the reference passes, each known-wrong solution fails exactly the checks
+its `fails` names, and the tolerances accept float32 and reject float16 / the erf GeLU. What the
+known-wrong solutions get is read from the lesson's golden reports, which `lessonkit check`
+proves the grader still gives (tests/lessons/test_grading.py), instead of grading them again."""
 import pytest
 
-from lessonkit import grade
+from lessonkit import golden, grade, load_lesson
 
 from conftest import TP_MLP
 
-WRONG = sorted((TP_MLP / "wrong").glob("*.py"))
+WRONG = [w.name for w in load_lesson(TP_MLP).wrong]
+
+
+def graded(lesson, name, lang="en") -> dict[str, dict]:
+    """{check id: check} of the golden report of solution `name`."""
+    return {c["id"]: c for c in golden.expected(golden.load(lesson, name), lang)}
 
 
 def test_reference_passes_every_check(tp_mlp):
@@ -16,7 +23,7 @@ def test_reference_passes_every_check(tp_mlp):
 
 
 def test_the_gallery_covers_the_issue():
-    names = {p.stem for p in WRONG}
+    names = set(WRONG)
     assert len(names) >= 15
     assert {"a_split_by_rows", "gelu_after_allreduce", "no_allreduce", "erf_gelu",
             "wrong_constant", "gpu_order_reversed", "b_rows_mismatched", "overlapping_shards",
@@ -24,14 +31,12 @@ def test_the_gallery_covers_the_issue():
             "n_ignored", "untouched_starter"} <= names
 
 
-@pytest.mark.parametrize("path", WRONG, ids=[p.stem for p in WRONG])
-def test_wrong_solution_fails_exactly_what_it_names(tp_mlp, path):
-    wrong = next(w for w in tp_mlp.wrong if w.path == path)
-    report = grade(tp_mlp, path.read_text())
-    ids = [c.id for c in report.checks]
-    named = wrong.named(ids)
-    assert named, f"{path.name}: its header names no existing check"
-    not_passed = [c.id for c in report.checks if c.status != "passed"]
+@pytest.mark.parametrize("name", WRONG)
+def test_wrong_solution_fails_exactly_what_it_names(tp_mlp, name):
+    checks = graded(tp_mlp, name)
+    named = tp_mlp.wrong_solution(name).named(list(checks))
+    assert named, f"{name}: its `fails` names no existing check"
+    not_passed = [cid for cid, c in checks.items() if c["status"] != "passed"]
     assert sorted(not_passed) == sorted(named)
 
 
@@ -47,8 +52,8 @@ def test_float32_implementation_passes(tp_mlp):
 
 
 def test_hints_name_the_mistake(tp_mlp):
-    def message(stem, check_id):
-        return grade(tp_mlp, (TP_MLP / "wrong" / f"{stem}.py").read_text()).check(check_id).message
+    def message(name, check_id):
+        return graded(tp_mlp, name)[check_id]["message"]
 
     assert "exact erf form" in message("erf_gelu", "test_gelu::test_values[positive]")
     assert "float16" in message("float16", "test_gelu::test_values[positive]")
@@ -73,8 +78,7 @@ def test_hints_name_the_mistake(tp_mlp):
 
 
 def test_worked_example_numbers_in_the_message(tp_mlp):
-    report = grade(tp_mlp, (TP_MLP / "wrong" / "no_allreduce.py").read_text())
-    message = report.check("test_tp_mlp::test_worked_example").message
+    message = graded(tp_mlp, "no_allreduce")["test_tp_mlp::test_worked_example"]["message"]
     assert "expected: [1.682384, 2.79579 ]" in message
     assert "[[0.841192, 1.954598], [0.841192, 0.841192]]" in message
 
@@ -90,7 +94,6 @@ def test_row_slices_of_any_size_are_named_as_a_row_split(tp_mlp):
 
 
 def test_messages_in_polish(tp_mlp):
-    report = grade(tp_mlp, (TP_MLP / "wrong" / "sum_without_axis.py").read_text(), lang="pl")
-    c = report.check("test_tp_mlp::test_worked_example")
-    assert c.title == "tp_mlp odtwarza przykład z lekcji: Y ≈ (1.682, 2.796)"
-    assert "zwróciło tablicę o kształcie ()" in c.message and "np.sum bez osi" in c.message
+    c = graded(tp_mlp, "sum_without_axis", lang="pl")["test_tp_mlp::test_worked_example"]
+    assert c["title"] == "tp_mlp odtwarza przykład z lekcji: Y ≈ (1.682, 2.796)"
+    assert "zwróciło tablicę o kształcie ()" in c["message"] and "np.sum bez osi" in c["message"]

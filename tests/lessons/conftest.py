@@ -1,7 +1,9 @@
 """Fixtures for the suite that follows the lessons: every folder in lessons/ with a lesson.toml
-is a parameter, so a new lesson is tested with no edit here. Each lesson's reference and wrong
-solutions are graded once per session in CPython and once in Pyodide (every lesson in one Node
-process, one Pyodide start). `open_page` opens a lesson page in a new tab of one warm browser context."""
+is a parameter, so a new lesson is tested with no edit here. Each lesson's reference and known-wrong
+solutions are graded once per session in Pyodide (every lesson in one Node process, one Pyodide
+start) and compared with the lesson's golden reports (lessonkit.golden), which the build's
+`lessonkit check` proved CPython still gives. `open_page` opens a lesson page in a new tab of one
+warm browser context."""
 from __future__ import annotations
 
 import sys
@@ -12,7 +14,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT / "tools"), str(ROOT / "tests" / "pyodide_node")]
 
-from lessonkit import grade, load_lesson  # noqa: E402
+from lessonkit import load_lesson  # noqa: E402
+from lessonkit.golden import solutions  # noqa: E402
 from lessonkit.playground import run_calls  # noqa: E402
 from python_loading import HoldBack  # noqa: E402
 from sitebuild.serve import serve_in_thread  # noqa: E402
@@ -33,27 +36,18 @@ def pytest_generate_tests(metafunc):
         metafunc.parametrize("lesson_dir", LESSONS, ids=[p.name for p in LESSONS])
 
 
-def solutions(lesson) -> dict[str, str]:
-    """The sources every lesson is graded with: its reference and each wrong/ file."""
-    found = {"reference": lesson.reference.read_text(encoding="utf-8")}
-    found.update({f"wrong/{w.path.name}": w.path.read_text(encoding="utf-8") for w in lesson.wrong})
-    return found
-
-
 @pytest.fixture(scope="session")
-def cpython_results():
-    """cpython_results(lesson_dir) -> {"reports": {solution name: report dict}, "calls":
-    {solution name: run_calls result}}, graded in this process once per session."""
+def cpython_calls():
+    """cpython_calls(lesson_dir) -> {solution name: run_calls result} for the lessons CALLS
+    has requests for ({} for the others), run in this process once per session."""
     cache = {}
 
     def results(lesson_dir: Path):
         if lesson_dir.name not in cache:
             lesson = load_lesson(lesson_dir)
-            sources = solutions(lesson)
             calls = CALLS.get(lesson.id)
-            cache[lesson_dir.name] = {
-                "reports": {name: grade(lesson, source).to_dict() for name, source in sources.items()},
-                "calls": {name: run_calls(lesson, source, calls) for name, source in sources.items()} if calls else {}}
+            cache[lesson_dir.name] = ({name: run_calls(lesson, source, calls)
+                                       for name, source in solutions(lesson).items()} if calls else {})
         return cache[lesson_dir.name]
     return results
 

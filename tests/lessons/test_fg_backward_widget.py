@@ -11,6 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from lessonkit import load_lesson
+
 ROOT = Path(__file__).resolve().parents[2]
 
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -139,12 +141,14 @@ def test_the_widget_fits_a_phone(fg_page):
 def test_try_with_my_code_judges_the_learners_tp_mlp_backward(fg_page):
     page, w = fg_page()
     page.wait_for_selector("#python-progress[data-state=ready]", timeout=120_000)
-    for source, verdict in [(LESSON / "reference.py", "match"), (LESSON / "wrong" / "no_allreduce.py", "dx"),
-                            (LESSON / "wrong" / "weight_grads_allreduced.py", "grads")]:
+    lesson = load_lesson(LESSON)
+    for source, verdict in [(lesson.reference.read_text(encoding="utf-8"), "match"),
+                            (lesson.wrong_solution("no_allreduce").source, "dx"),
+                            (lesson.wrong_solution("weight_grads_allreduced").source, "grads")]:
         page.locator(".cm-content").focus()
         page.keyboard.press("ControlOrMeta+a")
         page.keyboard.press("Delete")
-        page.keyboard.insert_text(source.read_text(encoding="utf-8"))
+        page.keyboard.insert_text(source)
         w.get_by_role("button", name="Try with my code").click()
         expect(w.get_by_test_id("learner-verdict")).to_have_attribute("data-verdict", verdict, timeout=60_000)
     expect(w.get_by_test_id("learner-dX")).to_have_text("(0.917, 2.252)")

@@ -1,21 +1,18 @@
 """Every lesson is valid (`lessonkit check`, which the session's build runs: the reference
-passes every check, each wrong/ solution fails the checks it names, prose, widgets, titles), and
-grades the same in Pyodide as in CPython: the same checks and statuses, the same messages for
-the reference and every wrong/ solution, and the same answers to the page's "try with my code"
-calls (every lesson in one Pyodide start: tests/pyodide_node)."""
+passes every check, each known-wrong solution fails the checks it names, CPython gives every
+solution its golden report in every language, prose, widgets, titles), and grades the same in
+Pyodide: the golden report's checks, statuses, titles and messages for the reference and
+every known-wrong solution, and CPython's answers to the page's "try with my code" calls (every
+lesson in one Pyodide start: tests/pyodide_node)."""
 import re
 
 import pytest
 
+from lessonkit import golden, load_lesson
 from sitebuild.testing import shared_build_log
 
 # One worker: pyodide_results grades every lesson in one Node run, once.
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("pyodide-node")]
-
-# Which entry is "largest" among equal differences (a symmetric mistake such as ReLU for GeLU
-# is off by the same amount at x and -x) depends on the last bit of libm's tanh and exp, which
-# differs between glibc and Pyodide's; the difference itself and the rest of the message do not.
-TIE = re.compile(r"largest difference at index \[[^\]]*\]: expected \S+, got \S+ ")
 
 
 def test_lesson_check_is_clean(lesson_dir, tmp_path_factory):
@@ -26,11 +23,6 @@ def test_lesson_check_is_clean(lesson_dir, tmp_path_factory):
     if log is None:
         pytest.skip("the site comes from $TP_SITE_DIST: its build checked the lessons")
     assert f"[build] checking lessons/{lesson_dir.name}\n" in log, log
-
-
-def outcomes(report: dict, messages: bool) -> dict:
-    return {c["id"]: (c["status"], TIE.sub("largest difference ", c["message"]) if messages else None)
-            for c in report["checks"]}
 
 
 # WebAssembly has no floating-point status flags, so numpy in Pyodide cannot warn about an
@@ -50,22 +42,27 @@ def comparable(value):
     return value
 
 
-def test_pyodide_gives_the_same_verdicts_and_answers_as_cpython(lesson_dir, cpython_results, pyodide_results):
+def goldens(lesson_dir) -> dict[str, dict]:
+    lesson = load_lesson(lesson_dir)
+    return {name: golden.load(lesson, name) for name in golden.solutions(lesson)}
+
+
+def test_pyodide_gives_the_golden_verdicts_and_cpythons_answers(lesson_dir, cpython_calls, pyodide_results):
     """Statuses of every check for every solution, and the answers to the lesson's "try with
     my code" calls where tests/lessons/conftest.py gives some."""
-    expected = cpython_results(lesson_dir)
+    expected = goldens(lesson_dir)
     got = pyodide_results[lesson_dir.name]
-    assert set(got["reports"]) == set(expected["reports"])
-    for name, report in expected["reports"].items():
+    assert set(got["reports"]) == set(expected)
+    for name, want in expected.items():
         mine = got["reports"][name]
-        assert (mine["schema"], mine["lesson"], mine["passed"]) == (report["schema"], report["lesson"], report["passed"])
-        assert outcomes(mine, messages=False) == outcomes(report, messages=False), name
-    assert expected["reports"]["reference"]["passed"]
-    assert comparable(got["calls"]) == comparable(expected["calls"])
+        assert (mine["lesson"], mine["passed"]) == (lesson_dir.name, all(c["status"] == "passed" for c in want["checks"]))
+        assert {c["id"]: c["status"] for c in mine["checks"]} == {c["id"]: c["status"] for c in want["checks"]}, name
+    assert got["reports"][golden.REFERENCE]["passed"]
+    assert comparable(got["calls"]) == comparable(cpython_calls(lesson_dir))
 
 
-def test_pyodide_gives_the_same_messages_as_cpython(lesson_dir, cpython_results, pyodide_results):
-    expected = cpython_results(lesson_dir)["reports"]
+def test_pyodide_gives_the_golden_messages(lesson_dir, pyodide_results):
+    """Titles and messages, in the language the page grades in by default."""
     got = pyodide_results[lesson_dir.name]["reports"]
-    for name, report in expected.items():
-        assert outcomes(got[name], messages=True) == outcomes(report, messages=True), name
+    for name, want in goldens(lesson_dir).items():
+        assert golden.comparable(got[name]["checks"]) == golden.comparable(golden.expected(want, "en")), name

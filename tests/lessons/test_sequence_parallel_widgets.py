@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from lessonkit import load_lesson
+
 ROOT = Path(__file__).resolve().parents[2]
 
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -113,14 +115,15 @@ def test_both_widgets_switch_language_and_fit_a_phone(sp_page):
 def test_try_with_my_code_runs_the_learners_functions(sp_page):
     page, flow, memory = sp_page()
     page.wait_for_selector("#python-progress[data-state=ready]", timeout=120_000)
+    lesson = load_lesson(LESSON)
     for source, flow_verdict, memory_verdict in [
-            (LESSON / "reference.py", "match", "match"),
-            (LESSON / "wrong" / "residual_forgotten.py", "values", "match"),
-            (LESSON / "wrong" / "bytes_gib.py", "match", "mismatch")]:
+            (lesson.reference.read_text(encoding="utf-8"), "match", "match"),
+            (lesson.wrong_solution("residual_forgotten").source, "values", "match"),
+            (lesson.wrong_solution("bytes_gib").source, "match", "mismatch")]:
         page.locator(".cm-content").focus()
         page.keyboard.press("ControlOrMeta+a")
         page.keyboard.press("Delete")
-        page.keyboard.insert_text(source.read_text(encoding="utf-8"))
+        page.keyboard.insert_text(source)
         for w, verdict in ((flow, flow_verdict), (memory, memory_verdict)):
             w.get_by_role("button", name="Try with my code").click()
             expect(w.get_by_test_id("learner-verdict")).to_have_attribute("data-verdict", verdict, timeout=60_000)

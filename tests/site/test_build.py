@@ -280,13 +280,14 @@ def test_no_reference_source_or_wrong_solution_anywhere_in_dist(dist):
         lines = distinctive_lines(lesson_dir)
         assert lines, f"{lesson_dir.name}/reference.py has no distinctive line to search for"
         needles.update({line.encode(): f"{lesson_dir.name}/reference.py" for line in lines})
-        for wrong in (lesson_dir / "wrong").glob("*.py"):
-            needles[wrong.read_bytes()] = f"{lesson_dir.name}/wrong/{wrong.name}"
+        for wrong in load_lesson(lesson_dir).wrong:
+            needles[wrong.source.encode()] = f"{lesson_dir.name}: known-wrong solution {wrong.name}"
     for name, data in all_shipped_bytes(dist):
         if Path(name).name == "model-solution.py" and name.startswith("lessons/"):
             continue
         assert "reference" not in Path(name.split("!")[-1]).name, name
         assert "/wrong/" not in "/" + name.split("!")[-1], name
+        assert Path(name.split("!")[-1]).name != "wrong.toml" and "/golden/" not in "/" + name.split("!")[-1], name
         for needle, origin in needles.items():
             assert needle not in data, f"{name} contains source from {origin}: {needle[:60]!r}"
 
@@ -321,13 +322,10 @@ def test_a_reference_that_fails_its_checks_stops_the_build(tmp_path, lessons_cop
 
 
 def test_a_wrong_solution_that_slips_through_stops_the_build(tmp_path, lessons_copy):
-    lesson = lessons_copy / "tp-mlp"
-    wrong = sorted((lesson / "wrong").glob("*.py"))
-    if not wrong:
-        pytest.skip("the lesson has no wrong/ solutions yet")
-    first_line = wrong[0].read_text().splitlines()[0]
-    wrong[0].write_text(first_line + "\n" + (lesson / "reference.py").read_text())
-    assert_build_fails(tmp_path, lessons_copy, rf"wrong/{wrong[0].name}:\d+: ")
+    wrong_toml = lessons_copy / "tp-mlp" / "wrong.toml"
+    wrong_toml.write_text(wrong_toml.read_text() + '\n[[mistake]]\nname = "not_wrong"\n'
+                          'fails = ["test_gelu::*"]\nreplace = "# the all-reduce"\nwith = "# still right"\n')
+    assert_build_fails(tmp_path, lessons_copy, r"wrong\.toml:\d+: not_wrong: this solution may be correct")
 
 
 def test_math_that_does_not_typeset_stops_the_build_at_its_line(tmp_path, lessons_copy):

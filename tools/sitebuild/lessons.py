@@ -1,5 +1,5 @@
 """Lessons as the build sees them: metadata for the pages, validation by the engine, the files
-shipped to the browser (never reference.py or wrong/), companion downloads, rendered prose."""
+shipped to the browser (never reference.py, wrong.toml, wrong/ or golden/), companion downloads, rendered prose."""
 from __future__ import annotations
 
 import os
