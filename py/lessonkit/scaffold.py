@@ -3,8 +3,9 @@ once, with one toy function, for an author to grow into a real lesson."""
 from __future__ import annotations
 
 import re
-import tomllib
 from pathlib import Path
+
+from .course import Course
 
 SLUG = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")
 
@@ -22,7 +23,7 @@ def new_lesson(lessons_dir: Path, slug: str) -> Path:
     folder = lessons_dir / slug
     if folder.exists():
         raise ScaffoldError(f"{folder} already exists; choose another slug")
-    files = {name: text.replace("{slug}", slug).replace("{order}", str(_next_order(lessons_dir)))
+    files = {name: text.replace("{slug}", slug).replace("{order}", str(Course(lessons_dir).next_order()))
              for name, text in FILES.items()}
     for name, text in files.items():
         (folder / name).parent.mkdir(parents=True, exist_ok=True)
@@ -32,18 +33,6 @@ def new_lesson(lessons_dir: Path, slug: str) -> Path:
     if problems:
         raise ScaffoldError("the new lesson does not pass lessonkit check:\n" + "\n".join(problems))
     return folder
-
-
-def _next_order(lessons_dir: Path) -> int:
-    orders = []
-    for toml in lessons_dir.glob("*/lesson.toml"):
-        try:
-            value = tomllib.loads(toml.read_text(encoding="utf-8")).get("order")
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError):
-            continue
-        if isinstance(value, int):
-            orders.append(value)
-    return max(orders, default=0) + 1
 
 
 FILES = {

@@ -10,10 +10,12 @@ from __future__ import annotations
 import re
 import shutil
 import sys
-import tomllib
 from pathlib import Path
 
 import pytest
+
+from lessonkit import load_lesson
+from lessonkit.course import Course
 
 from conftest import ROOT, RUN_TIMEOUT_MS, open_ready_page
 
@@ -21,8 +23,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 from sitebuild.serve import serve_in_thread  # noqa: E402
 
 
-LESSONS = sorted((tomllib.loads((p / "lesson.toml").read_text())["order"], p.name)
-                 for p in (ROOT / "lessons").iterdir() if (p / "lesson.toml").is_file())
+LESSONS = [(lesson.order, lesson.id) for lesson in Course(ROOT / "lessons").lessons()]
 TP_MLP = ROOT / "lessons" / "tp-mlp"
 REFERENCE = (TP_MLP / "reference.py").read_text()
 STARTER = (TP_MLP / "starter.py").read_text()
@@ -361,7 +362,7 @@ def test_model_solution_after_failed_runs_or_passing(page, site_url):
     page.goto(site_url + "lessons/tp-mlp/index.html")
     offer = page.locator("#model-solution")
     assert offer.is_hidden()
-    limit = tomllib.loads((TP_MLP / "lesson.toml").read_text())["solution_after_failed_runs"]
+    limit = load_lesson(TP_MLP).solution_after_failed_runs
     page.evaluate("""([key, n]) => localStorage.setItem(key,
         JSON.stringify({lessons: {'tp-mlp': 'started'}, last: 'tp-mlp', failed: {'tp-mlp': n}}))""",
                   ["tp-course:/:progress", limit - 1])

@@ -314,3 +314,21 @@ def test_bad_given_files_are_located(tmp_path, given, message):
     toml.write_text(toml.read_text().replace('given = ["helpers.py"]', f"given = {given}"))
     with pytest.raises(LessonError, match=message):
         load_lesson(folder)
+
+
+def test_the_course_finds_lesson_folders_and_loads_them_in_order(tmp_path):
+    """Course: folders holding lesson.toml (by name), loaded in `order`; the order after the
+    last one even while a lesson's lesson.toml is broken."""
+    from lessonkit.course import Course
+    make_lesson(tmp_path / "b")  # toy, order 9
+    shutil.copytree(TP_MLP, tmp_path / "a" / "tp-mlp", ignore=shutil.ignore_patterns("__pycache__"))
+    course = Course(tmp_path / "a")
+    for folder in (tmp_path / "b" / "toy",):
+        shutil.move(folder, tmp_path / "a" / "toy")
+    (tmp_path / "a" / "notes").mkdir()  # no lesson.toml: not a lesson
+    assert [p.name for p in course.dirs()] == ["toy", "tp-mlp"]
+    assert [lesson.id for lesson in course.lessons()] == ["tp-mlp", "toy"]
+    assert course.lesson("toy").order == 9 and course.next_order() == 10
+    (tmp_path / "a" / "toy" / "lesson.toml").write_text("order = [")
+    assert course.next_order() == 2
+    assert Course(tmp_path / "missing").dirs() == []

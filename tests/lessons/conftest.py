@@ -15,13 +15,14 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT / "tools"), str(ROOT / "tests" / "pyodide_node")]
 
 from lessonkit import load_lesson  # noqa: E402
+from lessonkit.course import Course  # noqa: E402
 from lessonkit.golden import solutions  # noqa: E402
 from lessonkit.playground import run_calls  # noqa: E402
 from python_loading import HoldBack  # noqa: E402
 from sitebuild.serve import serve_in_thread  # noqa: E402
 from sitebuild.testing import shared_site  # noqa: E402
 
-LESSONS = sorted(p.parent for p in (ROOT / "lessons").glob("*/lesson.toml"))
+LESSONS = Course(ROOT / "lessons").dirs()
 # The page's "try with my code" requests, per lesson that has one here: the playground code is
 # the same for every lesson, so one worked example (tp-mlp's, shard_mlp then tp_mlp on the
 # lesson's numbers, and gelu on values far out) shows that Pyodide answers as CPython does.

@@ -8,7 +8,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tomllib
 import zipfile
 from html.parser import HTMLParser
 from pathlib import Path
@@ -17,6 +16,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from lessonkit import load_lesson
+from lessonkit.course import Course
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
@@ -25,7 +25,7 @@ from sitebuild import vendor  # noqa: E402
 from sitebuild.errors import BuildError  # noqa: E402
 from sitebuild.testing import build_site, shared_site  # noqa: E402
 
-LESSONS = sorted(p.parent for p in (ROOT / "lessons").glob("*/lesson.toml"))
+LESSONS = Course(ROOT / "lessons").dirs()
 
 
 @pytest.fixture(scope="session")
@@ -124,13 +124,13 @@ def test_lesson_archive_holds_exactly_the_shipped_files(dist):
         with zipfile.ZipFile(dist / "lessons" / lesson_dir.name / "lesson.zip") as z:
             names = set(z.namelist())
         # The contract, the starter, the checks and, where the lesson has them, its hints,
-        # message catalogs and given modules: never reference.py, wrong/ or the companion.
+        # message catalogs and given modules: never reference.py, wrong.toml, golden/ or the companion.
         expected = {"lesson.toml", "starter.py"} | {
             p.relative_to(lesson_dir).as_posix()
             for folder in ("checks", "locale") for p in (lesson_dir / folder).rglob("*")
             if p.is_file() and "__pycache__" not in p.parts}
         expected |= {"hints.toml"} & {p.name for p in lesson_dir.iterdir()}
-        expected |= {name for name in tomllib.loads((lesson_dir / "lesson.toml").read_text()).get("given", [])}
+        expected |= {f"{name}.py" for name in load_lesson(lesson_dir).given}
         assert names == expected
 
 
@@ -147,11 +147,10 @@ def test_engine_archive_holds_lessonkit(dist):
 def test_companion_downloads_are_written_and_linked(dist):
     """The self-contained notebook and the zip (tests/companion runs them), linked with how to run."""
     import json
-    import tomllib
 
     from companionkit import bundle as companion_bundle
     for lesson_dir in LESSONS:
-        companion = tomllib.loads((lesson_dir / "lesson.toml").read_text()).get("companion")
+        companion = load_lesson(lesson_dir).companion
         if not companion:
             continue
         page_dir = dist / "lessons" / lesson_dir.name
@@ -343,9 +342,8 @@ def test_an_unknown_widget_stops_the_build_at_its_line(tmp_path, lessons_copy):
 
 
 def test_a_missing_companion_file_stops_the_build_at_its_line(tmp_path, lessons_copy):
-    import tomllib
     toml = lessons_copy / "tp-mlp" / "lesson.toml"
-    companion = tomllib.loads(toml.read_text()).get("companion")
+    companion = load_lesson(lessons_copy / "tp-mlp").companion
     if not companion:
         pytest.skip("the lesson declares no companion files")
     key, rel = next(iter(companion.items()))

@@ -11,6 +11,7 @@ from html import escape
 from pathlib import Path
 
 from lessonkit import Lesson, LessonError, load_lesson, prose
+from lessonkit.course import Course
 from lessonkit.lesson import widget_file
 
 from .errors import BuildError
@@ -26,7 +27,7 @@ ZIP_DATE = (2024, 1, 1, 0, 0, 0)
 
 
 def find_lessons(lessons_dir: Path) -> list[Path]:
-    return sorted(p for p in lessons_dir.iterdir() if (p / "lesson.toml").is_file())
+    return Course(lessons_dir).dirs()
 
 
 def validate(lesson_dirs: list[Path], py_dir: Path, root: Path, log=print):
