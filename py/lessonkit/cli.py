@@ -198,7 +198,8 @@ def _solution_problems(lesson, lesson_hints, learner) -> tuple[list[str], dict]:
     goldens = {}
     for name, by_lang in reports.items():
         try:
-            goldens[name] = golden.record({lang: r.to_dict() for lang, r in by_lang.items()})
+            goldens[name] = golden.record({lang: r.to_dict() for lang, r in by_lang.items()},
+                                          titles=name == golden.REFERENCE)
         except ValueError as exc:
             problems.append(f"{golden.path(lesson, name)}:1: {name}: {exc}")
     return problems, goldens

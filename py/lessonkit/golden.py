@@ -4,8 +4,10 @@ known-wrong solutions, in each of the lesson's languages, kept in the lesson as
 `lessonkit check` compares, and the Pyodide tests compare the browser's grader with them instead
 of grading again in CPython. Authoring only: nothing here ships to the browser.
 
-What a golden file holds is what is deterministic: for each check its id, its status, and in each
-language its title and message. Not the hint steps (a function of the check id and hints.toml
+What a golden file holds is what is deterministic: for each check its id, its status, and its
+message in each language (left out where it is empty, as for a passed check); reference.json also
+holds each check's title in each language (a title does not depend on the solution). Not the hint
+steps (a function of the check id and hints.toml
 alone, they would repeat in every file), not the timings, not the solution's own output (in
 CPython numpy warns about overflows, WebAssembly has no floating-point flags to warn from), nothing
 with an address. Checks draw their random problems from seeded generators
@@ -39,20 +41,26 @@ def path(lesson, name: str) -> Path:
     return lesson.path / GOLDEN_DIR / f"{name}.json"
 
 
-def record(reports: dict[str, dict]) -> dict:
+def record(reports: dict[str, dict], titles: bool = False) -> dict:
     """The golden form of one solution's reports, {language: Report.to_dict()}: per check its
-    id, status and each language's title and message. ValueError when the languages
-    disagree on the checks or their statuses (the grader's verdict does not depend on it)."""
+    id, status, and {language: text} of its message where not empty, and with `titles` of its
+    title. ValueError when the languages disagree on the checks or their statuses (the
+    grader's verdict does not depend on the language)."""
     langs = list(reports)
     first = reports[langs[0]]["checks"]
     for lang in langs[1:]:
         theirs = [(c["id"], c["status"]) for c in reports[lang]["checks"]]
         if theirs != [(c["id"], c["status"]) for c in first]:
             raise ValueError(f"the checks or statuses in {lang!r} differ from {langs[0]!r}")
-    return {"checks": [{"id": c["id"], "status": c["status"],
-                        **{lang: {k: reports[lang]["checks"][i][k] for k in ("title", "message")}
-                           for lang in langs}}
-                       for i, c in enumerate(first)]}
+    checks = []
+    for i, c in enumerate(first):
+        entry = {"id": c["id"], "status": c["status"]}
+        for key in ("title", "message") if titles else ("message",):
+            texts = {lang: reports[lang]["checks"][i][key] for lang in langs}
+            if any(texts.values()):
+                entry[key] = texts
+        checks.append(entry)
+    return {"checks": checks}
 
 
 def dumps(golden: dict) -> str:
@@ -92,7 +100,7 @@ def drift(lesson, goldens: dict[str, dict]) -> list[str]:
     for name, got in goldens.items():
         p = path(lesson, name)
         if not p.is_file():
-            problems.append(f"{p}:1: no golden report for {name!r}: {fix}")
+            problems.append(f"{p}:1: no golden report for {name!r} yet: run `{UPDATE} {lesson.path}`")
             continue
         text = p.read_text(encoding="utf-8")
         want = json.loads(text)
@@ -107,33 +115,36 @@ def drift(lesson, goldens: dict[str, dict]) -> list[str]:
             problems.append(f"{p}:1: {cid}: a new check, not in the golden report ({fix})")
         for cid in want_checks.keys() & got_checks.keys():
             w, g = want_checks[cid], got_checks[cid]
-            for key in sorted(w.keys() | g.keys(), key=lambda k: (k != "status", k)):
-                for field in _fields(w.get(key), g.get(key)):
-                    label = f"{key} {field}" if field else key
+            for key in ("status", "title", "message"):
+                for lang in _fields(w.get(key), g.get(key)):
+                    label = f"{lang} {key}" if lang else key
                     problems.append(f"{p}:{_line(text, cid)}: {cid}: the {label} drifted ({fix})\n"
-                                    f"  golden: {_show(w.get(key), field)}\n"
-                                    f"  now:    {_show(g.get(key), field)}")
+                                    f"  golden: {_show(w.get(key), lang)}\n"
+                                    f"  now:    {_show(g.get(key), lang)}")
         if len(problems) == before:
             problems.append(f"{p}:1: the order of the checks drifted ({fix})")
     folder = lesson.path / GOLDEN_DIR
     for stale in sorted(folder.glob("*.json")) if folder.is_dir() else []:
         if stale.stem not in goldens:
-            problems.append(f"{stale}:1: a golden report of no solution of the lesson: {fix}")
+            problems.append(f"{stale}:1: a golden report of no solution of the lesson (a mistake "
+                            f"renamed or removed?): run `{UPDATE} {lesson.path}`")
     return problems
 
 
 def _fields(want, got) -> list[str]:
-    """The names of the differing fields of a language's entry; [""] for a differing plain value."""
+    """The languages whose text differs ({lang: text} values, a missing one empty); [""] for
+    a differing plain value (a status)."""
     if want == got:
         return []
-    if isinstance(want, dict) and isinstance(got, dict):
-        return [k for k in want.keys() | got.keys() if want.get(k) != got.get(k)]
-    return [""]
+    if isinstance(want, str) or isinstance(got, str):
+        return [""]
+    want, got = want or {}, got or {}
+    return sorted(k for k in want.keys() | got.keys() if want.get(k, "") != got.get(k, ""))
 
 
-def _show(value, field: str) -> str:
-    if field and isinstance(value, dict):
-        value = value.get(field)
+def _show(value, lang: str) -> str:
+    if lang:
+        value = (value or {}).get(lang, "")
     return json.dumps(value, ensure_ascii=False)
 
 
@@ -150,6 +161,9 @@ def comparable(checks: list[dict]) -> dict[str, tuple]:
     return {c["id"]: (c["status"], c["title"], TIE.sub("largest difference ", c["message"])) for c in checks}
 
 
-def expected(golden: dict, lang: str) -> list[dict]:
-    """The golden checks of one solution in one language, shaped as a report's checks."""
-    return [{"id": c["id"], "status": c["status"], **c[lang]} for c in golden["checks"]]
+def expected(lesson, name: str, lang: str) -> list[dict]:
+    """The golden checks of solution `name` in one language, shaped as a report's checks
+    (id, status, title, message); the titles come from reference.json."""
+    titles = {c["id"]: c.get("title", {}).get(lang, "") for c in load(lesson, REFERENCE)["checks"]}
+    return [{"id": c["id"], "status": c["status"], "title": titles.get(c["id"], ""),
+             "message": c.get("message", {}).get(lang, "")} for c in load(lesson, name)["checks"]]

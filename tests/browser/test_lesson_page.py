@@ -318,7 +318,7 @@ def test_reference_and_wrong_gallery_grade_as_in_cpython(shared_page, set_code, 
         set_code(page, source)
         run_checks(page)
         got = golden.comparable(page.evaluate("window.__reports")[-1]["checks"])
-        want = golden.comparable(golden.expected(golden.load(lesson, name), "en"))
+        want = golden.comparable(golden.expected(lesson, name, "en"))
         if got != want:
             mismatches[name] = {k: (want.get(k), got.get(k)) for k in want.keys() | got.keys()
                                 if want.get(k) != got.get(k)}

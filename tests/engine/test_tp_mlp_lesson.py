@@ -13,7 +13,7 @@ WRONG = [w.name for w in load_lesson(TP_MLP).wrong]
 
 def graded(lesson, name, lang="en") -> dict[str, dict]:
     """{check id: check} of the golden report of solution `name`."""
-    return {c["id"]: c for c in golden.expected(golden.load(lesson, name), lang)}
+    return {c["id"]: c for c in golden.expected(lesson, name, lang)}
 
 
 def test_reference_passes_every_check(tp_mlp):
