@@ -3,7 +3,7 @@ its rows of Wo, then the sum over GPUs (the all-reduce)."""
 import numpy as np
 import pytest
 
-from lessonkit.checking import as_array, call, expect_unchanged, fail
+from lessonkit.checking import as_array, call, expect_unchanged, fail, missed_sum
 from lessonkit.i18n import _
 
 
@@ -34,12 +34,9 @@ def mistakes(ref, X, shards, n_heads, causal):
         (_("you scaled the scores by 1/√D = 1/√{D}, the whole model's width; each head's "
            "scores are divided by √d_head = √{d_head}.", D=D, d_head=d_head),
          lambda: wrong(scale=1.0 / np.sqrt(D))),
-        (_("you returned each GPU's partial output without adding them up. The all-reduce is "
-           "that sum: out = Y_0 + Y_1 + … over the GPUs."),
-         lambda: ref.partials(X, shards, n_heads, causal)),
-        (_("your result is built from only one GPU's shard; every GPU's partial output "
-           "counts."), lambda: ref.tp(X, shards[:1], n_heads // n, causal)),
     ]
+    # GPU i's heads times its rows of Wo are its share of Y: hints for a forgotten all-reduce.
+    out += missed_sum(ref.partials(X, shards, n_heads, causal), total="Y")
     if causal:
         out += [
             (_("your result has no causal mask: with causal=True token t may attend only to "
