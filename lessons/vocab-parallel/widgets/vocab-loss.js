@@ -167,7 +167,9 @@ export function mount(el, ctx) {
   }
 
   function setStep(step) {
-    state.step = Math.max(0, Math.min(LAST_STEP, step));
+    // Steps 1 to 4: the slices (the "step-0" caption) show above every step, so there is
+    // nothing before step 1 to go back to.
+    state.step = Math.max(1, Math.min(LAST_STEP, step));
     compute();
   }
 
@@ -189,7 +191,7 @@ export function mount(el, ctx) {
   function compute() {
     const lang = state.lang;
     view.stepLabel.textContent = t(lang, "step", { k: state.step });
-    view.back.disabled = state.step === 0;
+    view.back.disabled = state.step === 1;
     view.next.disabled = view.all.disabled = state.step === LAST_STEP;
     const input = readInputs();
     view.current = input && { input, key: JSON.stringify([input, state.n]) };
@@ -212,12 +214,12 @@ export function mount(el, ctx) {
     const T = input.targets.length;
     const gpuRows = (values, testid, mark) => r.gpus.map((g, i) => h("tr", { class: `gpu-${i}` },
       h("th", { scope: "row" }, h("span", { class: "tpw-gpu-badge" }, t(lang, "gpu", { i })), " ", h("span", { class: "tpw-aside" }, t(lang, "owns", { start: g.start, last: g.end - 1 }))),
-      values(g).map((v, k) => h("td", { "data-testid": `${testid}-${i}-${k}`, class: mark && mark(g, k) ? "vocab-loss-owner" : null }, formatNumber(v)))));
+      values(g).map((v, k) => h("td", { "data-testid": `${testid}-${i}-${k}`, class: mark && mark(g, k) ? "vocab-loss-owner" : null }, formatNumber(v, lang)))));
     const table = (caption, rowsEl, reduced, testid, op) => h("table", { class: "vocab-loss-table" },
       h("caption", {}, caption),
       h("thead", {}, h("tr", {}, h("td"), Array.from({ length: T }, (_, k) => h("th", { scope: "col" }, t(lang, "token", { t: k }))))),
       h("tbody", {}, rowsEl, reduced ? h("tr", { class: "vocab-loss-reduced" }, h("th", { scope: "row" }, `${op} → ${t(lang, "row-reduced")}`),
-        reduced.map((v, k) => h("td", { "data-testid": `${testid}-${k}` }, formatNumber(v)))) : null));
+        reduced.map((v, k) => h("td", { "data-testid": `${testid}-${k}` }, formatNumber(v, lang)))) : null));
     const out = [h("p", { class: "vocab-loss-caption" }, t(lang, "step-0"))];
     if (state.step >= 1) out.push(table(t(lang, wrong ? "step-1-wrong" : "step-1"), gpuRows((g) => g.localMax, "local-max"), wrong ? null : r.m, "m", "MAX"));
     if (state.step >= 2) out.push(table(t(lang, wrong ? "step-2-wrong" : "step-2"), gpuRows((g) => g.localSum, "local-sum"), r.s, "s", "SUM"));
@@ -227,11 +229,11 @@ export function mount(el, ctx) {
       const equal = diff <= 1e-9 * Math.max(1, ...r.fullLoss.map(Math.abs));
       out.push(h("div", { class: "tpw-panel vocab-loss-result" },
         h("p", { class: "vocab-loss-caption" }, t(lang, "step-4")),
-        h("p", { class: "tpw-line" }, h("span", { class: "tpw-label" }, t(lang, "loss-split")), " ≈ ", h("output", { "data-testid": "loss-split" }, formatVector(r.loss))),
-        h("p", { class: "tpw-line" }, h("span", { class: "tpw-label" }, t(lang, "loss-full")), " ≈ ", h("output", { "data-testid": "loss-full" }, formatVector(r.fullLoss))),
+        h("p", { class: "tpw-line" }, h("span", { class: "tpw-label" }, t(lang, "loss-split")), " ≈ ", h("output", { "data-testid": "loss-split" }, formatVector(r.loss, "()", lang))),
+        h("p", { class: "tpw-line" }, h("span", { class: "tpw-label" }, t(lang, "loss-full")), " ≈ ", h("output", { "data-testid": "loss-full" }, formatVector(r.fullLoss, "()", lang))),
         h("p", { class: `tpw-verdict ${equal ? "is-equal" : "is-different"}`, "data-testid": "equal", "data-equal": String(equal) },
           h("span", { class: "tpw-icon", "aria-hidden": "true" }, equal ? "✓" : "✗"), " ",
-          equal ? t(lang, "equal") : t(lang, "not-equal", { diff: formatNumber(diff) }))));
+          equal ? t(lang, "equal") : t(lang, "not-equal", { diff: formatNumber(diff, lang) }))));
     }
     return out;
   }
@@ -254,9 +256,9 @@ export function mount(el, ctx) {
       const close = (want) => numbers && losses.every((v, k) => Math.abs(v - want[k]) <= 1e-6 * Math.max(1, Math.abs(want[k])));
       const match = close(ref);
       return [
-        h("p", { class: "tpw-line" }, h("span", { class: "tpw-label" }, t(lang, "reference")), " ≈ ", h("output", { "data-testid": "reference-loss" }, formatVector(ref))),
+        h("p", { class: "tpw-line" }, h("span", { class: "tpw-label" }, t(lang, "reference")), " ≈ ", h("output", { "data-testid": "reference-loss" }, formatVector(ref, "()", lang))),
         h("p", { class: "tpw-line" }, h("span", { class: "tpw-label" }, t(lang, "yours")), " ", h("output", { "data-testid": "learner-loss" },
-          numbers ? `≈ ${formatVector(losses)}` : t(lang, "bad-shape", { got: JSON.stringify(losses), T: ref.length }))),
+          numbers ? `≈ ${formatVector(losses, "()", lang)}` : t(lang, "bad-shape", { got: JSON.stringify(losses), T: ref.length }))),
         verdict(match, t(lang, match ? "match" : "mismatch"), match ? "match" : "mismatch"),
         !match && close(L.localMax) ? h("p", { class: "tpw-hint", "data-testid": "learner-hint" }, t(lang, "local-max-hint")) : null,
       ];
