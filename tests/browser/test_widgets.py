@@ -172,7 +172,7 @@ def test_f_not_divisible_by_n_is_reported(example):
     example.get_by_label("N (GPUs)").select_option("4")
     example.get_by_label("F (hidden width)").select_option("6")
     alert = example.get_by_test_id("size-errors").get_by_role("alert")
-    expect(alert).to_contain_text("F = 6 is not divisible by N = 4")
+    expect(alert).to_contain_text("F = 6 is not divisible by n = 4")
     expect(alert).to_contain_text("1, 2, 3, 6")
     expect(example.get_by_test_id("blocked")).to_be_visible()
     example.get_by_label("N (GPUs)").select_option("3")
