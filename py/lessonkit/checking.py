@@ -146,7 +146,8 @@ def _summary(value) -> str:
         return _("array of shape {shape}", shape=tuple(value.shape))
     if isinstance(value, (list, tuple)):
         shown = ", ".join(_summary(v) for v in value[:4])
-        more = ", ... " + _("{count} items in all", count=len(value)) if len(value) > 4 else ""
+        more = ", ... " + _n("{count} item in all", "{count} items in all", len(value),
+                             count=len(value)) if len(value) > 4 else ""
         return f"({shown}{more})" if isinstance(value, tuple) else f"[{shown}{more}]"
     if type(value) is dict:
         return "{" + ", ".join(f"{k!r}: {_summary(v)}" for k, v in value.items()) + "}"
@@ -329,8 +330,9 @@ def _compare(got, exp, path, rtol, allowed, labels, what, c):
         items = _items(got)
         if items is None or len(items) != len(exp):
             count = len(exp)
-            return ([_("{what} returned {got}{where}; expected {count} items.", what=what,
-                       got=describe(got), count=count,
+            return ([_n("{what} returned {got}{where}; expected {count} item.",
+                        "{what} returned {got}{where}; expected {count} items.", count, what=what,
+                        got=describe(got), count=count,
                        where=_(" as {part}", part=name) if name else ""), c.inputs()], None, None)
         for i, (g, e) in enumerate(zip(items, exp)):
             found = _compare(g, e, (*path, i), rtol, allowed, labels, what, c)
@@ -421,8 +423,10 @@ def _hints(c: Call, got, exp, got_part, exp_part, rtol, atol, mistakes) -> list[
     if got.ndim == 2 and got.shape == exp.shape[::-1] and got.shape != exp.shape:
         return [_("Hint: your result has rows and columns swapped (it is transposed).")]
     if got.ndim == exp.ndim + 1 and got.shape[1:] == exp.shape and got.shape[0] != 1:
-        return [_("Hint: you returned {count} results of the right shape stacked together; one "
-                  "combined result was expected.", count=got.shape[0])]
+        return [_n("Hint: you returned {count} result of the right shape stacked together; one "
+                   "combined result was expected.",
+                   "Hint: you returned {count} results of the right shape stacked together; one "
+                   "combined result was expected.", got.shape[0], count=got.shape[0])]
     if got.ndim == 0 and exp.ndim > 0:
         return [_("Hint: you returned one number where an array of shape {shape} was expected; "
                   "a sum or mean without `axis=` adds up every entry.", shape=exp.shape)]

@@ -87,7 +87,7 @@ def _(msgid: str, **fields) -> str:
     return text.format(**_fields(fields)) if fields else text
 
 
-def _n(singular: str, plural: str, count: int, **fields) -> str:
+def _n(singular: str, plural: str, count: int, /, **fields) -> str:
     """The form of a message for `count` (a number of things) in the current language."""
     forms = _catalog.get(singular)
     if isinstance(forms, tuple):
