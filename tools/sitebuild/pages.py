@@ -129,7 +129,7 @@ def index_page(lessons: list[Lesson], assets: dict[str, str]) -> str:
 <header class="site-header">{_ui("siteName", SITE_TITLE, attrs=' class="site-name"')}{_switch(langs)}</header>
 <main class="index">
 {_ui("siteName", SITE_TITLE, "h1")}
-{_ui("intro", "Split a transformer's layers across GPUs the way Megatron-LM does, and check your own code in the browser: Python runs on this page, nothing is installed.", "p")}
+{_ui("intro", "Split a transformer's layers across GPUs the way Megatron-LM does, and check your own code in the browser: Python runs on this page, nothing is installed. The number of GPUs one layer is split over is the TP (tensor-parallel) degree, n.", "p")}
 <p class="continue" id="continue" hidden><a class="primary-link"></a></p>
 {_ui("lessons", "Lessons", "h2")}
 <ol class="lesson-list">

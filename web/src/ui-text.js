@@ -87,7 +87,7 @@ const en = {
   allDone: "You passed every lesson. Well done!",
   lessons: "Lessons",
   intro:
-    "Split a transformer's layers across GPUs the way Megatron-LM does, and check your own code in the browser: Python runs on this page, nothing is installed.",
+    "Split a transformer's layers across GPUs the way Megatron-LM does, and check your own code in the browser: Python runs on this page, nothing is installed. The number of GPUs one layer is split over is the TP (tensor-parallel) degree, n.",
   fileProtocol:
     "This page must be served over http://, not opened as a file: browsers do not run Python workers from file:// pages. In the folder of the built site, run",
   fileProtocolAfter: "and open http://127.0.0.1:8000/ instead.",
@@ -182,7 +182,7 @@ const pl = {
   allDone: "Wszystkie lekcje zaliczone. Brawo!",
   lessons: "Lekcje",
   intro:
-    "Podziel warstwy transformera między GPU tak jak Megatron-LM i sprawdź własny kod w przeglądarce: Python działa na tej stronie, niczego nie trzeba instalować.",
+    "Podziel warstwy transformera między GPU tak jak Megatron-LM i sprawdź własny kod w przeglądarce: Python działa na tej stronie, niczego nie trzeba instalować. Liczba GPU, na które dzielona jest jedna warstwa, to stopień TP (równoległości tensorowej), n.",
   fileProtocol:
     "Tę stronę trzeba otworzyć przez http://, a nie jako plik: przeglądarki nie uruchamiają wątków Pythona ze stron file://. W folderze zbudowanej strony uruchom",
   fileProtocolAfter: "i otwórz zamiast tego http://127.0.0.1:8000/.",
