@@ -302,6 +302,10 @@ def test_try_with_my_code_shows_the_learners_answer_beside_the_reference(lesson_
     expect(verdict).to_have_attribute("data-verdict", "mismatch", timeout=120_000)
     expect(example.get_by_test_id("learner-Y")).to_have_text("(0.841, 1.955)")
     expect(example.get_by_test_id("reference-Y")).to_have_text("(1.682, 2.796)")
+    # The missing all-reduce named, as the grader names it (widget-kit/missed-sum.js).
+    expect(example.get_by_test_id("learner-sum-hint")).to_have_text(
+        "Hint: your result is GPU 0's share alone, Y_0: the all-reduce that adds up every GPU's "
+        "share, Y = Y_0 + Y_1, is missing.")
 
     set_code(lesson_page, "def gelu(x):\n    return x\n\ndef shard_mlp(A, B, n):\n    raise ValueError('not yet')\n\n"
                           "def tp_mlp(X, shards):\n    return X\n")

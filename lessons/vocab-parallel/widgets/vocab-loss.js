@@ -99,7 +99,7 @@ export const MESSAGES = {
     reference: "wzorzec",
     match: "Zgodne: twoje vp_cross_entropy daje wzorcowe straty.",
     mismatch: "Niezgodne: twoje vp_cross_entropy daje inne straty.",
-    "local-max-hint": "Wskazówka: twoje straty to straty błędu lokalnego maksimum (przełącznik powyżej): przed dodaniem przeskaluj sumę każdego GPU do globalnego maksimum m.",
+    "local-max-hint": "Podpowiedź: twoje straty to straty błędu lokalnego maksimum (przełącznik powyżej): przed dodaniem przeskaluj sumę każdego GPU do globalnego maksimum m.",
     "bad-shape": "Twoje vp_cross_entropy zwróciło {got}; oczekiwano {T} strat, po jednej na token.",
   },
 };
