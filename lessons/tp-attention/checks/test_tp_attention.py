@@ -39,8 +39,8 @@ def mistakes(ref, X, shards, n_heads, causal):
     out += missed_sum(ref.partials(X, shards, n_heads, causal), total="Y")
     if causal:
         out += [
-            (_("your result has no causal mask: with causal=True token t may attend only to "
-               "tokens 0 … t."), lambda: wrong(causal=False)),
+            (_("your result has no causal mask: with causal=True token p may attend only to "
+               "tokens 0 … p."), lambda: wrong(causal=False)),
             (_("you applied the mask after the softmax: set the scores of later tokens to −∞ "
                "before the softmax, so each row's weights still sum to 1."),
              lambda: wrong(mask_after=True)),
@@ -52,8 +52,8 @@ def mistakes(ref, X, shards, n_heads, causal):
 
 def hides_self(ref, X, shards, n_heads, causal):
     """The mask that hides each token from itself, as `expect` takes it (None without a mask)."""
-    hint = _("your mask is off by one: it hides each token from itself as well. Token t "
-             "attends to tokens 0 … t, itself included.")
+    hint = _("your mask is off by one: it hides each token from itself as well. Token p "
+             "attends to tokens 0 … p, itself included.")
     if not causal:
         return None
     return hint, lambda: ref.tp(X, shards, n_heads, True, offset=0)

@@ -3,7 +3,7 @@
 // learner's own shard_mlp and tp_mlp.
 
 import { h, fill, sub } from "widget-kit/dom.js";
-import { translator } from "widget-kit/i18n.js";
+import { inflect, translator } from "widget-kit/i18n.js";
 import { inputGrid, readGrid, showErrors, entryErrorText, ENTRY_MESSAGES } from "widget-kit/grid.js";
 import { TRY_MINE_MESSAGES, tryMine, verdict } from "widget-kit/try-mine.js";
 import { MISSED_SUM_MESSAGES, missedSumHint } from "widget-kit/missed-sum.js";
@@ -104,7 +104,7 @@ export const MESSAGES = {
     yours: "Twój kod",
     match: "Zgodne: twoje tp_mlp daje wynik wzorcowy.",
     mismatch: "Niezgodne: twoje tp_mlp daje inny wynik.",
-    "bad-shape": ({ got, D }) => `Twoje tp_mlp zwróciło ${got}; dla jednego tokenu X powinno zwrócić ${D} ${D === 1 ? "liczbę" : "liczby"}.`,
+    "bad-shape": ({ got, D }) => `Twoje tp_mlp zwróciło ${got}; dla jednego tokenu X powinno zwrócić ${D} ${inflect("pl", D, { one: "liczbę", few: "liczby", many: "liczb" })}.`,
     "shard-count": "Podpowiedź: twoje shard_mlp nie zwróciło listy {N} par (A_i, B_i).",
     "shard-pair": "Podpowiedź: element {i} listy z shard_mlp nie jest parą (A_i, B_i).",
     "shard-A": "Podpowiedź: twoje A_{i} to nie kolumny {cols} macierzy A.",
