@@ -260,7 +260,7 @@ def test_language_switch_translates_the_widgets(lesson_page, example, rowsplit, 
     expect(rowsplit.get_by_role("heading", level=3)).to_have_text("Podział wierszami, a potem nieliniowość")
     expect(out(rowsplit, "prompt")).to_contain_text("Zmień ostatnią współrzędną wejścia")
     expect(rowsplit.get_by_role("heading", name="GeLU po sumowaniu")).to_be_visible()
-    expect(example.get_by_role("button", name="Sprawdź moim kodem")).to_be_visible()
+    expect(example.get_by_role("button", name="Sprawdź mój kod")).to_be_visible()
     expect(example.get_by_test_id("equal")).to_contain_text("Równe")
     # What the learner typed and chose survives the switch.
     expect(rowsplit.get_by_label("x[3]")).to_have_value("-1")
