@@ -182,7 +182,7 @@ def call_lookup(solution, name, *args):
             raise LearnerError(exc.message + "\n" + _(
                 "Hint: an IndexError here usually means a GPU looked for a target that is not "
                 "in its slice. logit_shards[i] holds only the columns start..end-1 of the "
-                "logits: only the GPU that owns token t's target finds it, at column "
+                "logits: only the GPU that owns token p's target finds it, at column "
                 "target - start; the other GPUs contribute 0 for it.")) from None
         raise LearnerError(exc.message + "\n" + _(
             "Hint: an IndexError here usually means a GPU looked up an id that is not in its "
