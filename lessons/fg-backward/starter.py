@@ -5,6 +5,8 @@ output Y_i = H_i @ B_i; g (an all-reduce) adds them up, Y = sum of the Y_i.
 """
 import numpy as np
 
+from tp_mlp import gelu  # given with this lesson: the GeLU of the lesson "Tensor-parallel MLP"
+
 
 def gelu_grad(x):
     """The derivative of GPT-2's tanh GeLU, GeLU(x) = 0.5 * x * (1 + tanh(u)), applied to every

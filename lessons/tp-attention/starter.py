@@ -9,7 +9,7 @@ def attention(X, Wq, Wk, Wv, Wo, n_heads, causal=True):
     divides D, and every head has width d_head = D // n_heads. Head h uses columns
     h*d_head ... (h+1)*d_head - 1 of Q = X @ Wq, K = X @ Wk and V = X @ Wv:
         scores_h = Q_h @ K_h.T / sqrt(d_head)                      shape (T, T)
-    With causal=True, token t may attend only to tokens 0 ... t (itself included).
+    With causal=True, token p may attend only to tokens 0 ... p (itself included).
     Each row of scores_h goes through a numerically stable softmax (over the last axis), and
         out = concat_h(softmax(scores_h) @ V_h) @ Wo               shape (T, D)
     No biases.

@@ -1,4 +1,7 @@
-"""Model solution of the tensor-parallel MLP lesson (never shipped to the browser)."""
+"""Model solution of the tensor-parallel MLP lesson.
+
+The page offers it as model-solution.py after a pass or after repeated failed runs; the
+grading worker never sees it."""
 import numpy as np
 
 

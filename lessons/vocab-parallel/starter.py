@@ -23,7 +23,7 @@ def vp_embedding(ids, E_shards):
 
 
 def vp_cross_entropy(logit_shards, targets):
-    """The per-token cross-entropy loss, shape (T,): loss_t = -log softmax(z_t)[targets[t]].
+    """The per-token cross-entropy loss, shape (T,): loss_p = -log softmax(z_p)[targets[p]].
 
     logit_shards: list of n arrays of shape (T, V/n), GPU i's slice of the logits z (T, V).
     targets: int array of shape (T,), global vocabulary ids in [0, V).
@@ -34,7 +34,7 @@ def vp_cross_entropy(logit_shards, targets):
 
 
 def vp_cross_entropy_grad(logit_shards, targets):
-    """The gradient of sum_t loss_t with respect to the logits, as each GPU's slice:
+    """The gradient of sum_p loss_p with respect to the logits, as each GPU's slice:
     a list of n arrays of shape (T, V/n), slice i of softmax(z) - onehot(targets).
     """
     raise NotImplementedError

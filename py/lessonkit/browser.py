@@ -50,6 +50,6 @@ def grade_json(lesson_dir: str, source: str, timed_out_json: str = "[]", on_even
     return report.to_json()
 
 
-def run_calls_json(lesson_dir: str, source: str, calls_json: str) -> str:
-    """`playground.run_calls` with JSON in and out."""
-    return json.dumps(run_calls(loaded_lesson(lesson_dir), source, json.loads(calls_json)))
+def run_calls_json(lesson_dir: str, source: str, calls_json: str, lang: str = "en") -> str:
+    """`playground.run_calls` with JSON in and out, its messages in `lang`."""
+    return json.dumps(run_calls(loaded_lesson(lesson_dir), source, json.loads(calls_json), lang))

@@ -1,9 +1,10 @@
 """What hidden checks use: call learner code safely, compare, and explain.
 
-    from lessonkit.checking import call, expect_close, expect_unchanged, fail
+    from lessonkit.checking import call, expect_close, expect_unchanged, fail, missed_sum
 
     c = call(solution, "gelu", x)       # deep-copied inputs; learner errors -> "error" status
     expect_close(c, reference(x), rtol=1e-6, atol=1e-8, mistakes=[("Hint ...", lambda: ...)])
+    expect_close(c, Y, rtol=1e-6, atol=1e-8, mistakes=missed_sum(partials, total="Y"))
 
 Rules that keep grading honest:
 - `solution` is a `lessonkit.channel.Learner`: the call goes to the learner's side as plain
@@ -22,7 +23,9 @@ from dataclasses import dataclass, field
 
 import numpy
 
-from .i18n import _
+from itertools import combinations
+
+from .i18n import _, _n, number
 from .learner import LearnerError, TimedOutBefore  # noqa: F401 (checks catch both)
 from .timelimit import CheckTimeout
 from .wire import Unusable
@@ -143,7 +146,8 @@ def _summary(value) -> str:
         return _("array of shape {shape}", shape=tuple(value.shape))
     if isinstance(value, (list, tuple)):
         shown = ", ".join(_summary(v) for v in value[:4])
-        more = ", ... " + _("{count} items in all", count=len(value)) if len(value) > 4 else ""
+        more = ", ... " + _n("{count} item in all", "{count} items in all", len(value),
+                             count=len(value)) if len(value) > 4 else ""
         return f"({shown}{more})" if isinstance(value, tuple) else f"[{shown}{more}]"
     if type(value) is dict:
         return "{" + ", ".join(f"{k!r}: {_summary(v)}" for k, v in value.items()) + "}"
@@ -326,8 +330,9 @@ def _compare(got, exp, path, rtol, allowed, labels, what, c):
         items = _items(got)
         if items is None or len(items) != len(exp):
             count = len(exp)
-            return ([_("{what} returned {got}{where}; expected {count} items.", what=what,
-                       got=describe(got), count=count,
+            return ([_n("{what} returned {got}{where}; expected {count} item.",
+                        "{what} returned {got}{where}; expected {count} items.", count, what=what,
+                        got=describe(got), count=count,
                        where=_(" as {part}", part=name) if name else ""), c.inputs()], None, None)
         for i, (g, e) in enumerate(zip(items, exp)):
             found = _compare(g, e, (*path, i), rtol, allowed, labels, what, c)
@@ -350,12 +355,15 @@ def _compare(got, exp, path, rtol, allowed, labels, what, c):
         return None
     excess = _np_where(_np_isnan(diff), numpy.inf, diff - allowed)
     worst = _np_unravel(int(_np_argmax(excess)), exp.shape) if exp.shape else ()
-    lines = [_("{what} returned wrong values ({bad} of {size} entries are off).", what=subject,
-               bad=int(bad.sum()), size=bad.size),
-             c.inputs(), "  " + _("expected: {value}", value=describe(exp)),
+    count = int(bad.sum())
+    head = (_("{what} returned a wrong value.", what=subject) if bad.size == 1 else
+            _n("{what} returned wrong values ({bad} of {size} entries is off).",
+               "{what} returned wrong values ({bad} of {size} entries are off).", count,
+               what=subject, bad=count, size=bad.size))
+    lines = [head, c.inputs(), "  " + _("expected: {value}", value=describe(exp)),
              "  " + _("got:      {value}", value=describe(g))]
-    fields = dict(want=f"{exp[worst]:.6g}", got=f"{g[worst]:.6g}", off=f"{diff[worst]:.3g}",
-                  allowed=f"{allowed:.3g}")
+    fields = dict(want=number(exp[worst], ".6g"), got=number(g[worst], ".6g"),
+                  off=number(diff[worst], ".3g"), allowed=number(allowed, ".3g"))
     lines.append("  " + (_("largest difference at index {index}: expected {want}, got {got} (off "
                            "by {off}; allowed {allowed})", index=[int(i) for i in worst],
                            **fields) if worst else
@@ -415,12 +423,81 @@ def _hints(c: Call, got, exp, got_part, exp_part, rtol, atol, mistakes) -> list[
     if got.ndim == 2 and got.shape == exp.shape[::-1] and got.shape != exp.shape:
         return [_("Hint: your result has rows and columns swapped (it is transposed).")]
     if got.ndim == exp.ndim + 1 and got.shape[1:] == exp.shape and got.shape[0] != 1:
-        return [_("Hint: you returned {count} results of the right shape stacked together; one "
-                  "combined result was expected.", count=got.shape[0])]
+        return [_n("Hint: you returned {count} result of the right shape stacked together; one "
+                   "combined result was expected.",
+                   "Hint: you returned {count} results of the right shape stacked together; one "
+                   "combined result was expected.", got.shape[0], count=got.shape[0])]
     if got.ndim == 0 and exp.ndim > 0:
         return [_("Hint: you returned one number where an array of shape {shape} was expected; "
                   "a sum or mean without `axis=` adds up every entry.", shape=exp.shape)]
     return []
+
+
+def missed_sum(shares, *, total: str = "Y", share: str | None = None,
+               op: str = "all-reduce") -> list:
+    """Mistakes (for `expect_close`'s `mistakes=`) of a result that is a sum over the GPUs,
+    given each GPU's share of it (`shares[i]`, in the form of the expected result): GPU i's
+    share alone (the communication forgotten, or a loop that kept only its last value), some
+    of the shares added up but not all, the shares side by side, or their mean. Each hint says
+    in one sentence what the learner's result is. `total` and `share` name the result and the
+    shares in the lesson's notation (`Y` and `Y_i`; `dX` and `dX_i`); `op` is the collective
+    that adds them up."""
+    shares = [_tree(s) for s in shares]
+    n, share = len(shares), share or total
+    if n < 2:
+        return []
+    terms = " + ".join(f"{share}_{i}" for i in range(n)) if n <= 3 else \
+        f"{share}_0 + {share}_1 + … + {share}_{n - 1}"
+    fields = dict(total=total, share=share, op=op, terms=terms, n=n)
+
+    def added(gpus):
+        return _tree_sum([shares[i] for i in gpus])
+
+    found = [(_("your result is GPU {i}'s share alone, {share}_{i}: the {op} that adds up "
+                "every GPU's share, {total} = {terms}, is missing.", i=i, **fields),
+              lambda i=i: shares[i]) for i in range(n)]
+    for gpus in _subsets(n):
+        found.append((_("your result adds up the shares of GPUs {gpus} only: the {op} adds "
+                        "every GPU's share, {total} = {terms}.",
+                        gpus=", ".join(str(i) for i in gpus), **fields),
+                      lambda gpus=gpus: added(gpus)))
+    found.append((_("your result is the mean of the GPUs' shares: the {op} adds them up, "
+                    "{total} = {terms}, so dividing by n = {n} leaves it n times too small.",
+                    **fields), lambda: _tree_scale(added(range(n)), 1.0 / n)))
+    if not isinstance(shares[0], (dict, list, tuple)):
+        found.append((_("you returned the {n} GPUs' shares side by side, never added up: the "
+                        "{op} sums them into one {total} = {terms}.", **fields),
+                      lambda: _np_array(shares)))
+    return found
+
+
+def _subsets(n: int):
+    """The sets of two or more GPUs, not all n, that a wrong loop may add up: every such set
+    for up to 4 GPUs; beyond that all but one, and the first or last k (a loop bound off)."""
+    if n <= 4:
+        return [g for k in range(2, n) for g in combinations(range(n), k)]
+    found = {tuple(i for i in range(n) if i != j) for j in range(n)}
+    found |= {tuple(range(k)) for k in range(2, n)} | {tuple(range(n - k, n)) for k in range(2, n)}
+    return sorted(found, key=lambda g: (-len(g), g))
+
+
+def _tree_sum(trees):
+    first = trees[0]
+    if isinstance(first, dict):
+        return {k: _tree_sum([t[k] for t in trees]) for k in first}
+    if isinstance(first, (list, tuple)):
+        items = [_tree_sum([t[i] for t in trees]) for i in range(len(first))]
+        return tuple(items) if isinstance(first, tuple) else items
+    return sum(trees[1:], first)
+
+
+def _tree_scale(tree, factor):
+    if isinstance(tree, dict):
+        return {k: _tree_scale(v, factor) for k, v in tree.items()}
+    if isinstance(tree, (list, tuple)):
+        items = [_tree_scale(v, factor) for v in tree]
+        return tuple(items) if isinstance(tree, tuple) else items
+    return tree * factor
 
 
 def expect_unchanged(c: Call):

@@ -10,6 +10,17 @@ from .lesson import Lesson
 from .requirements import importable
 
 
+# name -> module for the given modules of the run in progress (empty outside a run): hints
+# say where a name the learner's code misses is given (learner.hint_for).
+_current: dict[str, types.ModuleType] = {}
+
+
+def giver(name: str) -> str | None:
+    """The given module of the run in progress that defines `name`, or None."""
+    return next((m for m, module in _current.items() if name in vars(module)
+                 and not name.startswith("_")), None)
+
+
 @contextmanager
 def given_modules(lesson: Lesson):
     """The lesson's given helpers importable by name while the block runs (one grading run, or
@@ -28,9 +39,12 @@ def _fresh_modules(given: dict[str, str]):
         module.__file__ = f"{name}.py"
         exec(compile(source, module.__file__, "exec"), module.__dict__)
         sys.modules[name] = module
+        _current[name] = module
     try:
         yield
     finally:
+        for name in given:
+            _current.pop(name, None)
         for name, previous in saved.items():
             if previous is None:
                 sys.modules.pop(name, None)

@@ -9,6 +9,16 @@ The English text is the msgid; `lessons/<slug>/locale/<lang>.po` (and the engine
 `lessonkit/locale/<lang>.po`) map it to the translation, keeping the `{named}` fields. A msgid
 with no translation falls back to English. `use(lang, lesson_dir)` selects the catalogs for
 one grading run; check titles (docstring first lines) and hints go through the same catalogs.
+
+A message with a count takes the language's plural form, and numbers are written the
+language's way (Polish: "50 257", "1,65"):
+
+    _n("{bad} of {size} entry is off", "{bad} of {size} entries are off", bad, bad=bad, size=n)
+    _("off by {off}", off=number(0.125))      # integer fields are formatted by `_` itself
+
+The catalog's plural entry has `msgid_plural` and one `msgstr[k]` per form of the language, in
+the order of PLURALS (the same categories as the browser's Intl.PluralRules: Polish one, few,
+many), so the page (web/src/widgets/i18n.js) and the grader agree on every count.
 """
 from __future__ import annotations
 
@@ -22,13 +32,69 @@ from . import po
 DEFAULT = "en"  # the language msgids are written in
 ENGINE_LOCALE = Path(__file__).resolve().parent / "locale"
 
-# msgid -> msgstr for the language of the grading run in progress (empty: English).
-_catalog: dict[str, str] = {}
+# msgid -> msgstr (a tuple of forms for a plural entry) for the language of the grading run
+# in progress (empty: English), and that language.
+_catalog: dict[str, str | tuple] = {}
+_language = [DEFAULT]
+
+
+def _english_plural(n: int) -> int:
+    return 0 if n == 1 else 1
+
+
+def _polish_plural(n: int) -> int:
+    """CLDR's Polish categories for integers: one (1), few (2–4, 22–24, ... but not 12–14),
+    many (everything else: 0, 5–21, 25–31, ...)."""
+    if n == 1:
+        return 0
+    if 2 <= n % 10 <= 4 and not 12 <= n % 100 <= 14:
+        return 1
+    return 2
+
+
+# language -> the index of the plural form for a count (msgstr[index] in its catalog).
+PLURALS = {"en": _english_plural, "pl": _polish_plural}
+
+# language -> (thousands separator, decimal separator). Like CLDR (and Intl.NumberFormat),
+# groups start at five digits in Polish ("5000", "50 257"); English is grouped the same way
+# here so that a four-digit count does not read differently in the two languages.
+_SEPARATORS = {"en": (",", "."), "pl": ("\u00a0", ",")}
+
+
+def number(value, spec: str = "") -> str:
+    """`value` written the way the current language writes numbers: `spec` is a format spec
+    for the digits (".3g", ".6g"; empty: an int as it is, a float by repr)."""
+    group, point = _SEPARATORS.get(_language[0], _SEPARATORS[DEFAULT])
+    if isinstance(value, bool):
+        return str(value)
+    text = format(value, spec) if spec else str(value)
+    sign, digits = ("-", text[1:]) if text.startswith("-") else ("", text)
+    whole, dot, rest = digits.partition(".")
+    if whole.isdigit() and len(whole) >= 5:
+        whole = f"{int(whole):,}".replace(",", group)
+    return sign + whole + (point if dot else "") + rest
+
+
+def _fields(fields: dict) -> dict:
+    return {k: number(v) if isinstance(v, int) and not isinstance(v, bool) else v
+            for k, v in fields.items()}
 
 
 def _(msgid: str, **fields) -> str:
     text = _catalog.get(msgid) or msgid
-    return text.format(**fields) if fields else text
+    if isinstance(text, tuple):  # a plural entry used without a count: its first form
+        text = text[0]
+    return text.format(**_fields(fields)) if fields else text
+
+
+def _n(singular: str, plural: str, count: int, /, **fields) -> str:
+    """The form of a message for `count` (a number of things) in the current language."""
+    forms = _catalog.get(singular)
+    if isinstance(forms, tuple):
+        text = forms[min(PLURALS[_language[0]](abs(count)), len(forms) - 1)]
+    else:
+        text = singular if count == 1 else plural
+    return text.format(**_fields(fields))
 
 
 def catalog(lang: str, lesson_dir) -> dict[str, str]:
@@ -37,7 +103,8 @@ def catalog(lang: str, lesson_dir) -> dict[str, str]:
         return {}
     merged = {}
     for path in (ENGINE_LOCALE / f"{lang}.po", Path(lesson_dir) / "locale" / f"{lang}.po"):
-        merged.update({e.msgid: e.msgstr for e in po.read(path).values() if e.msgstr})
+        merged.update({e.msgid: e.forms or e.msgstr
+                       for e in po.read(path).values() if e.msgstr})
     return merged
 
 
@@ -46,19 +113,23 @@ def use(lang: str, lesson_dir):
     """Learner-facing text in `lang` while the block runs (English afterwards)."""
     _catalog.clear()
     _catalog.update(catalog(lang, lesson_dir))
+    _language[0] = lang
     try:
         yield
     finally:
         _catalog.clear()
+        _language[0] = DEFAULT
 
 
 def source_msgids(path: Path) -> list[tuple[str, int]]:
-    """(msgid, line) for every `_("literal")` in a Python file, and for check files the first
-    docstring line of every `test_*` function (the check titles)."""
+    """(msgid, line) for every `_("literal")` and `_n("literal", ...)` in a Python file (a
+    plural entry is known by its singular), and for check files the first docstring line of
+    every `test_*` function (the check titles)."""
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     found = []
     for node in ast.walk(tree):
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "_"
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and node.func.id in ("_", "_n")
                 and node.args and isinstance(node.args[0], ast.Constant)
                 and isinstance(node.args[0].value, str)):
             found.append((node.args[0].value, node.lineno))

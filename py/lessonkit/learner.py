@@ -8,7 +8,7 @@ import traceback
 import types
 from contextlib import contextmanager
 
-from . import guard
+from . import given, guard
 from .i18n import _
 from .timelimit import CheckTimeout
 
@@ -215,6 +215,16 @@ def hint_for(exc: BaseException) -> str:
     if isinstance(exc, (ModuleNotFoundError, ImportError)):
         return _("Hint: only the Python standard library and numpy are available here.")
     if isinstance(exc, NameError):
+        missing = getattr(exc, "name", None) or ""
+        module = given.giver(missing) if missing else None
+        if module:
+            return _("Hint: `{name}` is not defined in solution.py, but this lesson gives it in "
+                     "{module}.py, shown below the lesson with where it comes from: add `from "
+                     "{module} import {name}` at the top of solution.py.", name=missing,
+                     module=module)
+        if missing in ("np", "numpy"):
+            return _("Hint: numpy is used before it is imported: add `import numpy as np` at "
+                     "the top of solution.py.")
         return _("Hint: a name is used before it is defined: check its spelling, and that "
                  "numpy is imported (`import numpy as np`) before it is used.")
     if isinstance(exc, TypeError) and "converted to Python scalars" in text:

@@ -158,7 +158,7 @@ class Host:
         from .playground import run_calls  # the page's helper; grading never needs it
         self.close()
         result = run_calls(loaded_lesson(message["lesson_dir"]), message["source"],
-                           message["calls"])
+                           message["calls"], message.get("lang", i18n.DEFAULT))
         return {"seq": message.get("seq"), "kind": "ran", "result": result}
 
     # --- output -------------------------------------------------------------------------

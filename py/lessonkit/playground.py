@@ -9,7 +9,8 @@ Arguments are JSON values: a rectangular list of numbers becomes a float64 array
 stay lists (of converted items), numbers and strings stay as they are, and `{"ref": name}` is
 a copy of the result of an earlier call saved with `"as": name`; `{"ints": [...]}` is an int64
 array (token ids, targets: indices a float64 array could not serve as). Only the functions the
-lesson declares can be called. Returns `{"ok": true, "results": [...], "stdout": ...,
+lesson declares can be called. `lang` is the page's language: the learner's error (their
+exception, the hint under it) comes in it, as a Run's messages do. Returns `{"ok": true, "results": [...], "stdout": ...,
 "stdout_truncated": ...}` with results as JSON values (arrays as nested lists; NaN and
 infinities as the strings "nan", "inf", "-inf"), or `{"ok": false, "message": ..., ...}`
 with a message for the learner.
@@ -22,15 +23,16 @@ import numbers
 
 import numpy
 
-from . import learner
+from . import i18n, learner
 from .capture import CappedOutput, redirected
 from .given import given_modules
+from .i18n import _
 from .learner import LearnerError
 from .lesson import Lesson
 from .timelimit import CheckTimeout, alarm_handler, time_limit
 
 
-def run_calls(lesson: Lesson, source: str, calls: list) -> dict:
+def run_calls(lesson: Lesson, source: str, calls: list, lang: str = i18n.DEFAULT) -> dict:
     declared = {f.name for f in lesson.functions}
     for spec in calls:  # the page's mistakes are ValueErrors, not learner messages
         if not isinstance(spec, dict) or spec.get("fn") not in declared:
@@ -40,7 +42,9 @@ def run_calls(lesson: Lesson, source: str, calls: list) -> dict:
             raise ValueError(f"'args' must be a list in {spec!r}")
     out = CappedOutput(lesson.limits.output_lines, lesson.limits.output_bytes)
     limit = lesson.limits.check_seconds
-    with given_modules(lesson), redirected(out), alarm_handler(), \
+    if lang not in lesson.languages:
+        lang = i18n.DEFAULT
+    with i18n.use(lang, lesson.path), given_modules(lesson), redirected(out), alarm_handler(), \
             learner.stack_headroom(lesson.limits.recursion):
         try:
             with time_limit(limit):
@@ -49,21 +53,24 @@ def run_calls(lesson: Lesson, source: str, calls: list) -> dict:
             for spec in calls:
                 name = spec["fn"]
                 if not callable(getattr(module, name, None)):
-                    raise LearnerError(f"solution.py does not define the function {name}.")
+                    raise LearnerError(_("solution.py does not define the function {name}.",
+                                         name=name))
                 args = [_argument(a, saved) for a in spec.get("args", [])]
                 fn = getattr(module, name)
                 try:
                     with time_limit(limit):
                         value = learner.run_learner(lambda: fn(*args), name)
                 except CheckTimeout:
-                    raise LearnerError(f"{name} was still running after {limit:g} s and was "
-                                       "stopped. Look for a loop that never ends.") from None
+                    raise LearnerError(_("{name} was still running after {limit} s and was "
+                                         "stopped. Look for a loop that never ends.", name=name,
+                                         limit=i18n.number(limit, "g"))) from None
                 if "as" in spec:
                     saved[spec["as"]] = value
                 results.append(learner.run_learner(lambda: _json_value(value), name))
         except CheckTimeout:
-            return _answer(out, ok=False, message=f"Your file was still running after "
-                                                  f"{limit:g} s and was stopped.")
+            return _answer(out, ok=False, message=_("Your file was still running after {limit} s "
+                                                    "and was stopped.",
+                                                    limit=i18n.number(limit, "g")))
         except LearnerError as exc:
             return _answer(out, ok=False, message=exc.message)
     return _answer(out, ok=True, results=results)

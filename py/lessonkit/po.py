@@ -2,8 +2,10 @@
 (no `gettext`/`babel` needed, and .po files stay the single source: nothing is compiled).
 
 Supported: `#` comments, `msgctxt`-free entries of `msgid "..."` / `msgstr "..."`, strings
-continued over several `"..."` lines, the C escapes \\n \\t \\" \\\\, and the header entry
-(`msgid ""`), which is skipped. Plural forms are not used by the course and are rejected."""
+continued over several `"..."` lines, the C escapes \\n \\t \\" \\\\, the header entry
+(`msgid ""`), which is skipped, and plural entries (`msgid_plural "..."` with `msgstr[0]`,
+`msgstr[1]`, ...: as many forms as the language has, in the order of `lessonkit.i18n.PLURALS`,
+which also picks the form for a count; the header's Plural-Forms line is documentation)."""
 from __future__ import annotations
 
 import re
@@ -14,7 +16,7 @@ from pathlib import Path
 from .lesson import LessonError
 
 _ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\"}
-_LINE = re.compile(r'^(msgid|msgstr)\s+"(.*)"\s*$|^"(.*)"\s*$')
+_LINE = re.compile(r'^(msgid|msgid_plural|msgstr(?:\[\d\])?)\s+"(.*)"\s*$|^"(.*)"\s*$')
 
 
 @dataclass(frozen=True)
@@ -22,17 +24,22 @@ class Entry:
     msgid: str
     msgstr: str
     line: int        # the line of `msgid`
+    plural: str = ""         # msgid_plural, for an entry with plural forms
+    forms: tuple = ()        # its msgstr[0], msgstr[1], ... (msgstr is then forms[0])
 
 
 def parse(text: str, path) -> dict[str, Entry]:
     """msgid -> Entry for every entry of a PO file; malformed input raises LessonError."""
     entries: dict[str, Entry] = {}
-    current: dict | None = None   # {"msgid": [...], "msgstr": [...], "line": n}
+    current: dict | None = None   # {"msgid": [...], "msgstr": [...], "line": n}, and for a
+    # plural entry "msgid_plural": [...], "msgstr[0]": [...], ...
     part = None
 
     def finish():
         if current is None:
             return
+        if "msgid_plural" in current:
+            return finish_plural()
         if "msgstr" not in current:
             raise LessonError(path, current["line"], "msgid without a msgstr")
         msgid, msgstr = "".join(current["msgid"]), "".join(current["msgstr"])
@@ -47,6 +54,24 @@ def parse(text: str, path) -> dict[str, Entry]:
                               f"from the English {sorted(_fields(msgid))}")
         entries[msgid] = Entry(msgid, msgstr, current["line"])
 
+    def finish_plural():
+        msgid, plural = "".join(current["msgid"]), "".join(current["msgid_plural"])
+        keys = sorted(k for k in current if k.startswith("msgstr["))
+        if keys != [f"msgstr[{i}]" for i in range(len(keys))] or not keys:
+            raise LessonError(path, current["line"], "a plural entry needs msgstr[0], "
+                                                     "msgstr[1], ... in order")
+        forms = tuple("".join(current[k]) for k in keys)
+        if msgid in entries:
+            raise LessonError(path, current["line"], f"msgid {msgid!r} appears twice (first at "
+                                                     f"line {entries[msgid].line})")
+        for form in forms:
+            if form and _fields(form) - _fields(msgid) - _fields(plural):
+                raise LessonError(path, current["line"],
+                                  f"the translation's {{fields}} {sorted(_fields(form))} are not "
+                                  f"all in the English {sorted(_fields(msgid) | _fields(plural))}")
+        msgstr = forms[0] if all(forms) else ""
+        entries[msgid] = Entry(msgid, msgstr, current["line"], plural, forms if msgstr else ())
+
     for number, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
         if not line or line.startswith("#"):
@@ -54,17 +79,23 @@ def parse(text: str, path) -> dict[str, Entry]:
         m = _LINE.match(line)
         if not m:
             word = line.split()[0]
-            what = (f"`{word}` is not supported (plural forms and contexts are not used)"
+            what = (f"`{word}` is not supported (contexts are not used)"
                     if word.startswith("msg") else f"cannot read this line: {line[:40]!r}")
             raise LessonError(path, number, what)
         keyword, value = m.group(1), m.group(2) if m.group(1) else m.group(3)
         if keyword == "msgid":
             finish()
             current, part = {"msgid": [], "line": number}, "msgid"
-        elif keyword == "msgstr":
-            if current is None or "msgstr" in current:
-                raise LessonError(path, number, "msgstr without a msgid before it")
-            current["msgstr"], part = [], "msgstr"
+        elif keyword == "msgid_plural":
+            if current is None or set(current) != {"msgid", "line"}:  # right after the msgid
+                raise LessonError(path, number, "msgid_plural must follow a msgid")
+            current["msgid_plural"], part = [], "msgid_plural"
+        elif keyword is not None and keyword.startswith("msgstr"):
+            before = "msgid" if keyword == "msgstr" else "msgid_plural"
+            if current is None or keyword in current or (
+                    ("msgid_plural" in current) != (keyword != "msgstr")):
+                raise LessonError(path, number, f"{keyword} without a {before} before it")
+            current[keyword], part = [], keyword
         elif current is None:
             raise LessonError(path, number, "a continued string outside an entry")
         current[part].append(_unescape(value, path, number))

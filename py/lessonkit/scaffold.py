@@ -86,7 +86,8 @@ def double(x):
     raise NotImplementedError
 ''',
     "reference.py": '''\
-# The model solution: lessonkit check grades it, and it must pass every check. Never shipped.
+# The model solution: lessonkit check grades it, and it must pass every check. The page offers
+# it as model-solution.py after a pass or after repeated failed runs; the grading worker never sees it.
 import numpy as np
 
 

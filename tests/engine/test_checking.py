@@ -112,3 +112,37 @@ def test_a_tuple_of_numbers_is_one_array():
     for value in [(4, 8), [4.0, 8.0], np.array([4, 8])]:
         expect_close(returned(value), (4, 8), rtol=0, atol=0)
     assert "returned wrong values" in failure(returned((4, 9)), (4, 8))
+
+
+SHARES = [np.array([1.0, 2.0]), np.array([10.0, 20.0]), np.array([100.0, 300.0])]
+
+
+@pytest.mark.parametrize("got,words", [
+    (SHARES[1], "your result is GPU 1's share alone, Y_1: the all-reduce that adds up every "
+                "GPU's share, Y = Y_0 + Y_1 + Y_2, is missing."),
+    (SHARES[0] + SHARES[2], "your result adds up the shares of GPUs 0, 2 only"),
+    (sum(SHARES) / 3, "your result is the mean of the GPUs' shares"),
+    (np.stack(SHARES), "you returned the 3 GPUs' shares side by side, never added up"),
+])
+def test_missed_sum_names_what_was_summed(got, words):
+    from lessonkit.checking import missed_sum
+    message = failure(returned(got), sum(SHARES), mistakes=missed_sum(SHARES, total="Y"))
+    assert f"Hint: {words}" in message
+
+
+def test_missed_sum_on_a_part_and_with_many_gpus():
+    from lessonkit.checking import missed_sum
+    shares = [np.full(2, 2.0**i) for i in range(8)]
+    # A loop that stopped one GPU short, on part [0] (dX) of a (dX, grads) result.
+    c = returned((sum(shares[:7]), [np.zeros(2)]))
+    message = failure(c, sum(shares), part=0, mistakes=missed_sum(shares, total="dX"))
+    assert message.endswith("Hint: your result adds up the shares of GPUs 0, 1, 2, 3, 4, 5, 6 "
+                            "only: the all-reduce adds every GPU's share, dX = dX_0 + dX_1 + … "
+                            "+ dX_7.")
+    assert missed_sum(shares[:1]) == []  # one GPU: its share is the answer
+
+
+def test_a_single_wrong_number_is_not_counted_as_entries():
+    assert "returned a wrong value.\n" in failure(returned(3.0), 2.0)
+    assert "(1 of 2 entries is off)" in failure(returned([1.0, 3.0]), [1.0, 2.0])
+    assert "(2 of 2 entries are off)" in failure(returned([2.0, 3.0]), [1.0, 2.0])

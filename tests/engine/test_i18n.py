@@ -59,7 +59,6 @@ def test_po_entries_with_continuations_escapes_and_lines(tmp_path):
 @pytest.mark.parametrize("text,line,words", [
     ('msgid "x"\nmsgstr "y"\nmsgid "x"\nmsgstr "z"\n', 3, "appears twice"),
     ('msgid "{n} of {m}"\nmsgstr "{n} z {k}"\n', 1, "{fields}"),
-    ('msgid "x"\nmsgid_plural "xs"\n', 2, "not supported"),
     ('msgid "x"\nmsgstr "bad \\q"\n', 2, "unknown escape"),
     ('msgid "x"\n', 1, "without a msgstr"),
     ('msgstr "y"\n', 1, "without a msgid"),
@@ -175,3 +174,44 @@ def test_a_function_that_timed_out_is_not_run_again(toy):
     assert elapsed < 2 * toy.limits.check_seconds + 1.0, elapsed
     polish = grade(toy, source, lang="pl")  # the record is per run: the first call times out again
     assert polish.check("test_toy::test_double").message.startswith("double: wciąż działało")
+
+
+PLURAL_PL = dedent('''
+    msgid ""
+    msgstr ""
+    "Plural-Forms: nplurals=3; plural=(n==1 ? 0 : n%10>=2 && n%10<=4 && (n%100<10 || n%100>=20) ? 1 : 2);\\n"
+
+    msgid "{n} number"
+    msgid_plural "{n} numbers"
+    msgstr[0] "{n} liczba"
+    msgstr[1] "{n} liczby"
+    msgstr[2] "{n} liczb"
+''')
+
+
+@pytest.mark.parametrize("count,english,polish", [
+    (1, "1 number", "1 liczba"), (4, "4 numbers", "4 liczby"), (5, "5 numbers", "5 liczb"),
+    (12, "12 numbers", "12 liczb"), (22, "22 numbers", "22 liczby"), (0, "0 numbers", "0 liczb"),
+    (50257, "50,257 numbers", "50\u00a0257 liczb"),
+])
+def test_plural_forms_and_numbers_in_each_language(tmp_path, count, english, polish):
+    (tmp_path / "locale").mkdir()
+    (tmp_path / "locale" / "pl.po").write_text(PLURAL_PL, encoding="utf-8")
+    assert i18n._n("{n} number", "{n} numbers", count, n=count) == english
+    with i18n.use("pl", tmp_path):
+        assert i18n._n("{n} number", "{n} numbers", count, n=count) == polish
+        assert i18n.number(1.65) == "1,65" and i18n.number(-1234567.5, ".1f") == "-1\u00a0234\u00a0567,5"
+        assert i18n.number(5000) == "5000"  # Polish groups from five digits, as Intl does
+    assert i18n.number(1.65) == "1.65"
+
+
+@pytest.mark.parametrize("text,line,words", [
+    ('msgid "x"\nmsgid_plural "xs"\nmsgstr[0] "a"\nmsgstr[2] "c"\n', 1, "msgstr[0], msgstr[1]"),
+    ('msgid "{n} x"\nmsgid_plural "{n} xs"\nmsgstr[0] "{m} a"\n', 1, "{fields}"),
+    ('msgid "x"\nmsgstr[0] "a"\n', 2, "without a msgid_plural"),
+    ('msgid "x"\nmsgstr "a"\nmsgid_plural "xs"\n', 3, "must follow a msgid"),
+])
+def test_plural_entry_errors_are_located(tmp_path, text, line, words):
+    with pytest.raises(LessonError) as info:
+        po.parse(text, tmp_path / "pl.po")
+    assert info.value.line == line and words in info.value.message

@@ -79,9 +79,15 @@ def given_html(lesson: Lesson) -> str:
                     f"<pre><code>{escape(source)}</code></pre></details>\n"
                     for name, source in lesson.given.items())
     imports = ", ".join(f"<code>import {escape(name)}</code>" for name in lesson.given)
-    return (f'<section class="given-code" aria-label="Given code"><h2>Given code</h2>\n'
-            f"<p>Your solution.py can use {imports}. These files are part of the lesson: "
-            f"read them, but changes to them are not kept.</p>\n{files}</section>\n")
+    text = {"en": ("Given code", f"Your solution.py can use {imports}. These files are part of "
+                   "the lesson: read them, but changes to them are not kept."),
+            "pl": ("Gotowy kod", f"Twój solution.py może użyć {imports}. Te pliki są częścią "
+                   "lekcji: można je czytać, ale zmiany w nich nie są zachowywane.")}
+    blocks = "".join(f'<div class="lang-block" data-lang="{lang}" lang="{lang}"><h2>{title}</h2>'
+                     f"<p>{intro}</p></div>" for lang, (title, intro) in text.items()
+                     if lang in lesson.languages)
+    return (f'<section class="given-code" aria-label="Given code" data-ui-aria-label="givenCode">'
+            f"\n{blocks}\n{files}</section>\n")
 
 
 def widgets(lessons: list[Lesson]) -> dict[str, dict[str, Path]]:

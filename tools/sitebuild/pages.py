@@ -73,7 +73,13 @@ def lesson_texts(lesson: Lesson) -> dict[str, dict[str, str]]:
             for key, text in (("title", lesson.title), ("summary", lesson.summary))}
 
 
-def _head(title: str, prefix: str, assets: dict[str, str], langs: list[str], extra: str = "") -> str:
+def _head(titles: dict[str, str] | None, prefix: str, assets: dict[str, str], langs: list[str],
+          extra: str = "") -> str:
+    """`titles`: the lesson's title per language (None on the home page); the tab's title is
+    it and the site's name, in the page's language (web/src/language.js puts it in the
+    language shown; the HTML holds the first language's)."""
+    title = f"{titles[langs[0]]} · {SITE_TITLE}" if titles else SITE_TITLE
+    data = f" data-lesson-titles='{escape(json.dumps(titles, ensure_ascii=False))}'" if titles else ""
     # Shown language: the default (first) one, or the learner's saved choice, set before the
     # first paint so the prose never flashes in the other language. The key carries the site's
     # base path, as web/src/storage.js writes it.
@@ -88,7 +94,7 @@ def _head(title: str, prefix: str, assets: dict[str, str], langs: list[str], ext
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
-<title>{escape(title)}</title>
+<title{data}>{escape(title)}</title>
 <link rel="icon" href="{FAVICON}">
 <link rel="stylesheet" href="{prefix}assets/{assets['page.css']}">
 <style>{lang_css}</style>
@@ -119,11 +125,11 @@ def index_page(lessons: list[Lesson], assets: dict[str, str]) -> str:
             f'{_per_lang(texts["title"])}</span></a> '
             f'<span class="lesson-state">{_ui("notStarted", "not started")}</span>'
             f'\n    <p>{_per_lang(texts["summary"])}</p></li>')
-    return _head(SITE_TITLE, "", assets, langs) + f"""<body class="index-page">
+    return _head(None, "", assets, langs) + f"""<body class="index-page">
 <header class="site-header">{_ui("siteName", SITE_TITLE, attrs=' class="site-name"')}{_switch(langs)}</header>
 <main class="index">
 {_ui("siteName", SITE_TITLE, "h1")}
-{_ui("intro", "Split a transformer's layers across GPUs the way Megatron-LM does, and check your own code in the browser: Python runs on this page, nothing is installed.", "p")}
+{_ui("intro", "Split a transformer's layers across GPUs the way Megatron-LM does, and check your own code in the browser: Python runs on this page, nothing is installed. The number of GPUs one layer is split over is the TP (tensor-parallel) degree, n.", "p")}
 <p class="continue" id="continue" hidden><a class="primary-link"></a></p>
 {_ui("lessons", "Lessons", "h2")}
 <ol class="lesson-list">
@@ -163,7 +169,7 @@ def lesson_page(lesson: Lesson, html: str, assets: dict[str, str], config: dict,
     else:
         after_pass = f'<a href="{prefix}index.html">{_ui("lastAfterPass", "You passed this lesson, the last of the course. Back to all lessons")}</a>'
     serve = escape(SERVE_COMMAND)
-    return _head(f"{lesson.title} · {SITE_TITLE}", prefix, assets, lesson.languages, head_extra) + f"""<body class="lesson-page">
+    return _head(lesson_texts(lesson)["title"], prefix, assets, lesson.languages, head_extra) + f"""<body class="lesson-page">
 <a class="skip-link" href="#editor" id="skip-to-editor">{_ui("skipToEditor", "Skip to the editor")}</a>
 <header class="site-header">
 <a class="site-name" href="{prefix}index.html">{_ui("siteName", SITE_TITLE)}</a>

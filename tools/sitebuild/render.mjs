@@ -139,6 +139,20 @@ function mathInline(state, silent) {
   return true;
 }
 
+/**
+ * Math as `lang` writes numbers. Authors write math once, the English way (1.682, 50{,}257);
+ * in a Polish block decimals take a comma (1{,}682), thousands a thin space (50\,257), and a
+ * tuple whose numbers have decimal commas is parted by semicolons: (1{,}682; 2{,}796).
+ */
+function localizeMath(tex, lang) {
+  if (lang !== "pl") return tex;
+  let out = tex.replace(/(\d)\{,\}(?=\d{3}(?!\d))/g, "$1\\,");
+  out = out.replace(/(?<![\w.\\])(\d+)\.(\d+)(?![\w.])/g, "$1{,}$2");
+  // Innermost (...) and [...] groups holding a decimal comma: their list commas become ";".
+  return out.replace(/([(\[])([^()[\]]*\{,\}[^()[\]]*)([)\]])/g,
+    (_m, open, inner, close) => open + inner.replace(/,(?=\s)/g, ";") + close);
+}
+
 function typeset(tex, displayMode, line, env) {
   try {
     return katex.renderToString(tex, { displayMode, throwOnError: true, output: "htmlAndMathml" });
@@ -162,10 +176,12 @@ function makeRenderer() {
   md.core.ruler.push("typeset", (state) => {
     const { doc } = state.env;
     let lastMap = [0, 1];
+    let lang = null; // the language of the `::: lang` block being typeset (none: every language)
     for (const token of state.tokens) {
       if (token.map) lastMap = token.map;
+      if (token.type === "lang_close") lang = null;
       if (token.type === "math_block") {
-        token.meta = { html: typeset(token.content, true, token.map[0], state.env) };
+        token.meta = { html: typeset(localizeMath(token.content, lang), true, token.map[0], state.env) };
         continue;
       }
       if (token.type === "widget") {
@@ -176,6 +192,7 @@ function makeRenderer() {
         }
         continue;
       }
+      if (token.type === "lang_open") lang = token.meta.lang;
       if (token.type === "lang_open" && !doc.languages.includes(token.meta.lang)) {
         state.env.errors.push([token.map[0], `language '${token.meta.lang}' is not in lesson.toml's languages (${doc.languages.join(", ")})`]);
         continue;
@@ -190,7 +207,7 @@ function makeRenderer() {
         }
         if (child.type !== "math_inline") continue;
         offset = child.meta.offset;
-        child.meta.html = typeset(child.content, false, lineOf(child.meta.offset), state.env);
+        child.meta.html = typeset(localizeMath(child.content, lang), false, lineOf(child.meta.offset), state.env);
       }
     }
   });

@@ -3,7 +3,7 @@
 
 import { basicSetup } from "codemirror";
 import { EditorView, keymap } from "@codemirror/view";
-import { EditorState, Prec } from "@codemirror/state";
+import { Compartment, EditorState, Prec } from "@codemirror/state";
 import { indentWithTab } from "@codemirror/commands";
 import { python } from "@codemirror/lang-python";
 import { HighlightStyle, syntaxHighlighting } from "@codemirror/language";
@@ -43,17 +43,54 @@ const pageHighlight = HighlightStyle.define([
   { tag: tags.link, textDecoration: "underline" },
 ]);
 
+// CodeMirror's own words (its fold gutter, search panel, lint panel), per page language;
+// English is CodeMirror's default.
+const PHRASES = {
+  pl: {
+    "Fold line": "Zwiń wiersz",
+    "Unfold line": "Rozwiń wiersz",
+    "Folded lines": "Zwinięte wiersze",
+    unfold: "rozwiń",
+    "folded code": "zwinięty kod",
+    Find: "Znajdź",
+    Replace: "Zamień",
+    next: "następne",
+    previous: "poprzednie",
+    all: "wszystkie",
+    "match case": "wielkość liter",
+    regexp: "wyrażenie regularne",
+    "by word": "całe słowa",
+    replace: "zamień",
+    "replace all": "zamień wszystkie",
+    close: "zamknij",
+    "current match": "bieżące dopasowanie",
+    "on line": "w wierszu",
+    "replaced match on line $": "zamieniono dopasowanie w wierszu $",
+    "replaced $ matches": "zamieniono dopasowania: $",
+    "Go to line": "Przejdź do wiersza",
+    go: "przejdź",
+    "Selection deleted": "Usunięto zaznaczenie",
+    Diagnostics: "Diagnostyka",
+    "No diagnostics": "Brak diagnostyki",
+    "Control character": "Znak sterujący",
+    Completions: "Podpowiedzi",
+  },
+};
+
 /**
  * @param {HTMLElement} parent
- * @param {{doc: string, onChange(text: string): void, onRun(): void}} options
+ * @param {{doc: string, lang: string, onChange(text: string): void, onRun(): void}} options
  */
-export function createEditor(parent, { doc, onChange, onRun }) {
+export function createEditor(parent, { doc, lang = "en", onChange, onRun }) {
+  const phrases = new Compartment();
+  const phrasesFor = (l) => EditorState.phrases.of(PHRASES[l] ?? {});
   const view = new EditorView({
     parent,
     state: EditorState.create({
       doc,
       extensions: [
         basicSetup,
+        phrases.of(phrasesFor(lang)),
         python(),
         pageTheme,
         syntaxHighlighting(pageHighlight),
@@ -81,6 +118,10 @@ export function createEditor(parent, { doc, onChange, onRun }) {
       view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } });
     },
     focus: () => view.focus(),
+    /** CodeMirror's own words (fold gutter, search) in the page's language. */
+    setLanguage(l) {
+      view.dispatch({ effects: phrases.reconfigure(phrasesFor(l)) });
+    },
     /** Marks lines of the learner's file: [{line, message}] (1-based lines); [] clears. */
     markLines(marks) {
       const doc = view.state.doc;

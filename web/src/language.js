@@ -2,7 +2,7 @@
 // `::: lang` blocks, puts the page's own text into it, sets <html lang>, remembers the choice
 // (per site, see storage.js) and tells the widgets and the grader.
 
-import { applyUiText } from "./ui-text.js";
+import { applyUiText, uiText } from "./ui-text.js";
 import { saveLanguage } from "./storage.js";
 
 export class LanguageSwitch {
@@ -36,6 +36,10 @@ export class LanguageSwitch {
   reflect() {
     this.root.lang = this.current;
     applyUiText(this.doc, this.current);
+    // The tab's title: the lesson's (the build writes it per language) and the site's name.
+    const lessonTitles = JSON.parse(this.doc.querySelector("title")?.dataset.lessonTitles || "null");
+    const site = uiText(this.current, "siteName");
+    this.doc.title = lessonTitles ? `${lessonTitles[this.current] ?? lessonTitles.en} · ${site}` : site;
     for (const button of this.buttons) {
       button.setAttribute("aria-pressed", String(button.dataset.langChoice === this.current));
     }

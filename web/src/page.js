@@ -118,6 +118,7 @@ function main() {
   const restored = saved.restore(language.current);
   const editor = createEditor($("editor"), {
     doc: restored.code,
+    lang: language.current,
     onChange: (text) => {
       keep(text);
       if (!saved.isStarter(text)) course.mark(lessonId, "started");
@@ -126,6 +127,7 @@ function main() {
     onRun: () => run(),
   });
   if (course.state(lessonId) === "passed") nextAfterPass.hidden = false;
+  language.onChange((lang) => editor.setLanguage(lang));
 
   // The model solution: offered after passing, or after the lesson's number of failed runs;
   // fetched only when the learner asks (docs/threat-model.md).

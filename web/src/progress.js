@@ -1,7 +1,8 @@
 // The "loading Python" indicator: the stage and the bytes downloaded so far.
 
+/** Megabytes, as a number: the page's text (ui-text.js) writes it its language's way ("1,5"). */
 function megabytes(bytes) {
-  return (bytes / 1e6).toFixed(1);
+  return bytes / 1e6;
 }
 
 export class Progress {

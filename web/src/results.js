@@ -97,7 +97,7 @@ function hintSteps(steps, lang) {
   button.className = "hint-button";
   const label = () => {
     const shown = list.children.length;
-    button.textContent = shown === 0 ? uiText(lang, "showHint", { total: steps.length })
+    button.textContent = shown === 0 ? uiText(lang, "showHint", { count: steps.length })
       : uiText(lang, "nextHint", { next: shown + 1, total: steps.length });
     button.hidden = shown === steps.length;
   };

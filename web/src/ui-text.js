@@ -2,7 +2,10 @@
 // build writes the English into the HTML with `data-ui="key"` (and `data-ui-<attribute>="key"`);
 // `applyUiText` swaps in the page's language before the first paint and on every switch.
 
-import { translator } from "./widgets/i18n.js";
+import { formatNumberIn, translator } from "./widgets/i18n.js";
+
+/** Megabytes to one decimal, in `lang`'s way: "12.3" in English, "12,3" in Polish. */
+const mb = (lang, value) => formatNumberIn(lang, value, { minimumFractionDigits: 1, maximumFractionDigits: 1 });
 
 const en = {
   siteName: "Tensor parallelism, hands on",
@@ -33,7 +36,7 @@ const en = {
   "Downloading Python": "Downloading Python",
   "Preparing the checks": "Preparing the checks",
   "Restarting Python": "Restarting Python",
-  megabytes: "{stage}: {loaded} of {total} MB",
+  megabytes: ({ stage, loaded, total }) => `${stage}: ${mb("en", loaded)} of ${mb("en", total)} MB`,
   allPassed: "All {total} checks passed. Well done!",
   onePassed: "The check passed.",
   somePassed: "{passed} of {total} checks passed{extra}. See the messages below.",
@@ -48,9 +51,9 @@ const en = {
   error: "error",
   timeout: "timed out",
   running: "running",
-  repeats: "{count} more checks below failed with this same message.",
+  repeats: { one: "{count} more check below failed with this same message.", other: "{count} more checks below failed with this same message." },
   sameAs: "Same message as “{title}” above.",
-  showHint: "Show a hint ({total} steps)",
+  showHint: { one: "Show a hint ({count} step)", other: "Show a hint ({count} steps)" },
   nextHint: "Next hint (step {next} of {total})",
   hintStep: "Hint {step} of {total}",
   stale: "Your code changed since this run; press Run to check it again.",
@@ -84,7 +87,7 @@ const en = {
   allDone: "You passed every lesson. Well done!",
   lessons: "Lessons",
   intro:
-    "Split a transformer's layers across GPUs the way Megatron-LM does, and check your own code in the browser: Python runs on this page, nothing is installed.",
+    "Split a transformer's layers across GPUs the way Megatron-LM does, and check your own code in the browser: Python runs on this page, nothing is installed. The number of GPUs one layer is split over is the TP (tensor-parallel) degree, n.",
   fileProtocol:
     "This page must be served over http://, not opened as a file: browsers do not run Python workers from file:// pages. In the folder of the built site, run",
   fileProtocolAfter: "and open http://127.0.0.1:8000/ instead.",
@@ -92,6 +95,7 @@ const en = {
   showSolution: "Show the model solution",
   modelSolution: "Model solution",
   solutionUnavailable: "The model solution could not be loaded ({message}).",
+  givenCode: "Given code",
 };
 
 const pl = {
@@ -116,14 +120,14 @@ const pl = {
   pythonReady: "Python jest gotowy. Naciśnij Uruchom, by sprawdzić rozwiązanie.",
   pythonReadyShort: "Python jest gotowy.",
   runningChecks: "Trwa sprawdzanie…",
-  waitingForPython: "Python jeszcze się wczytuje; twój kod uruchomi się, gdy tylko będzie gotowy.",
+  waitingForPython: "Python jeszcze się wczytuje; twój kod uruchomi się, gdy tylko Python będzie gotowy.",
   stopping: "Zatrzymywanie…",
-  stopped: "Zatrzymano. Twój kod się nie zmienił; naciśnij Uruchom, gdy będziesz gotów.",
+  stopped: "Zatrzymano. Twój kod się nie zmienił; naciśnij Uruchom, kiedy zechcesz.",
   pythonFailed: "Python uległ awarii podczas sprawdzania ({message}). Uruchomiono go ponownie; naciśnij Uruchom, by spróbować znowu.",
   "Downloading Python": "Pobieranie Pythona",
   "Preparing the checks": "Przygotowywanie sprawdzeń",
   "Restarting Python": "Ponowne uruchamianie Pythona",
-  megabytes: "{stage}: {loaded} z {total} MB",
+  megabytes: ({ stage, loaded, total }) => `${stage}: ${mb("pl", loaded)} z ${mb("pl", total)} MB`,
   allPassed: "Wszystkie sprawdzenia ({total}) zaliczone. Brawo!",
   onePassed: "Sprawdzenie zaliczone.",
   somePassed: "Zaliczone sprawdzenia: {passed} z {total}{extra}. Zobacz komunikaty poniżej.",
@@ -138,9 +142,13 @@ const pl = {
   error: "błąd",
   timeout: "przekroczony czas",
   running: "trwa",
-  repeats: "Ten sam komunikat ma jeszcze {count} sprawdzeń poniżej.",
+  repeats: {
+    one: "Ten sam komunikat ma jeszcze {count} sprawdzenie poniżej.",
+    few: "Ten sam komunikat mają jeszcze {count} sprawdzenia poniżej.",
+    many: "Ten sam komunikat ma jeszcze {count} sprawdzeń poniżej.",
+  },
   sameAs: "Ten sam komunikat co w „{title}” wyżej.",
-  showHint: "Pokaż podpowiedź (kroków: {total})",
+  showHint: { one: "Pokaż podpowiedź ({count} krok)", few: "Pokaż podpowiedź ({count} kroki)", many: "Pokaż podpowiedź ({count} kroków)" },
   nextHint: "Następna podpowiedź (krok {next} z {total})",
   hintStep: "Podpowiedź {step} z {total}",
   stale: "Twój kod zmienił się od tego uruchomienia; naciśnij Uruchom, by sprawdzić go ponownie.",
@@ -174,7 +182,7 @@ const pl = {
   allDone: "Wszystkie lekcje zaliczone. Brawo!",
   lessons: "Lekcje",
   intro:
-    "Podziel warstwy transformera między GPU tak jak Megatron-LM i sprawdź własny kod w przeglądarce: Python działa na tej stronie, niczego nie trzeba instalować.",
+    "Podziel warstwy transformera między GPU tak jak Megatron-LM i sprawdź własny kod w przeglądarce: Python działa na tej stronie, niczego nie trzeba instalować. Liczba GPU, na które dzielona jest jedna warstwa, to stopień TP (równoległości tensorowej), n.",
   fileProtocol:
     "Tę stronę trzeba otworzyć przez http://, a nie jako plik: przeglądarki nie uruchamiają wątków Pythona ze stron file://. W folderze zbudowanej strony uruchom",
   fileProtocolAfter: "i otwórz zamiast tego http://127.0.0.1:8000/.",
@@ -182,6 +190,7 @@ const pl = {
   showSolution: "Pokaż rozwiązanie wzorcowe",
   modelSolution: "Rozwiązanie wzorcowe",
   solutionUnavailable: "Nie udało się wczytać rozwiązania wzorcowego ({message}).",
+  givenCode: "Gotowy kod",
 };
 
 export const uiMessages = { en, pl };

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from lessonkit.checking import Call, describe, expect_close, fail
+from lessonkit.checking import Call, describe, expect_close, fail, missed_sum
 from lessonkit.i18n import _
 
 C = math.sqrt(2.0 / math.pi)
@@ -67,13 +67,10 @@ def per_gpu(X, shards, dY, act_grad=tanh_gelu_grad, at_h=False, dB_from_z=False)
     return out
 
 
-def assemble(parts, reduce="sum", reduce_weights=False):
-    """(dX, grads) from per-GPU parts, with f's all-reduce done right (sum) or wrong
-    (mean; none: GPU 0's dX only; stacked: every GPU's dX_i, never added up) and, wrongly, the
-    weight gradients all-reduced too."""
-    dXs = [p[0] for p in parts]
-    dX = {"sum": sum(dXs), "mean": sum(dXs) / len(dXs), "none": dXs[0],
-          "stacked": np.stack(dXs)}[reduce]
+def assemble(parts, reduce_weights=False):
+    """(dX, grads) from per-GPU parts, with f's all-reduce (the sum of the dX_i) and, wrongly,
+    the weight gradients all-reduced too."""
+    dX = sum(p[0] for p in parts)
     grads = [(p[1], p[2]) for p in parts]
     if reduce_weights:
         total = (sum(g[0] for g in grads), sum(g[1] for g in grads))
@@ -100,26 +97,6 @@ def one_token_dots(X, shards, dY):
 
 
 # The classic mistakes, named for the learner: functions, so each is translated when used.
-
-def hint_no_allreduce():
-    return _(
-        "your dX is GPU 0's dX_0 alone. Every GPU holds only its share of dX: in the forward pass X "
-        "went to every GPU (f is the identity there), so in the backward pass the gradient that comes "
-        "back from every copy must be added up, dX = Σ_i dX_i. That sum is f's all-reduce.")
-
-
-def hint_averaged():
-    return _(
-        "your dX is the average of the GPUs' dX_i, not their sum. X feeds every GPU's block, so its "
-        "gradient is the sum of the contributions, dX = Σ_i dX_i; dividing by n leaves it n times "
-        "too small.")
-
-
-def hint_not_summed():
-    return _(
-        "your dX is every GPU's dX_i side by side, one per GPU, never added up. f's backward is "
-        "that all-reduce: dX = Σ_i dX_i, one array of X's shape.")
-
 
 def hint_weights_reduced():
     return _(
@@ -188,10 +165,12 @@ def backward_mistakes(X, shards, dY):
     def no_product_rule(z):
         return tanh_gelu_grad(z, product_rule=False)
 
-    found = [
-        (hint_no_allreduce(), lambda: assemble(parts(), reduce="none")),
-        (hint_averaged(), lambda: assemble(parts(), reduce="mean")),
-        (hint_not_summed(), lambda: assemble(parts(), reduce="stacked")),
+    right = parts()
+    grads = assemble(right)[1]
+    # dX_i is GPU i's share of dX: hints for f's all-reduce forgotten or summing the wrong GPUs.
+    found = [(hint, lambda make=make: (make(), grads))
+             for hint, make in missed_sum([p[0] for p in right], total="dX")]
+    found += [
         (hint_weights_reduced(), lambda: assemble(parts(), reduce_weights=True)),
         (hint_at_h(), lambda: assemble(parts(at_h=True))),
         (hint_erf(), lambda: assemble(parts(act_grad=erf_gelu_grad))),

@@ -6,6 +6,7 @@ import "./fg-flow.css";
 import { h, fill, sub, uid } from "widget-kit/dom.js";
 import { translator } from "widget-kit/i18n.js";
 import { inputGrid, readGrid, showErrors, entryErrorText, ENTRY_MESSAGES } from "widget-kit/grid.js";
+import { MISSED_SUM_MESSAGES, missedSumHint } from "widget-kit/missed-sum.js";
 import { TRY_MINE_MESSAGES, tryMine, verdict as learnerVerdict } from "widget-kit/try-mine.js";
 import { formatNumber, formatVector, isShownExactly, shardRange } from "widget-kit/matrix.js";
 import { fgFlow, maxMatrixDiff, MODES } from "../widget-lib/fg-math.js";
@@ -23,12 +24,13 @@ const range = (s, e) => (e - s === 1 ? `${s}` : `${s}–${e - 1}`);
 export const MESSAGES = {
   en: {
     ...TRY_MINE_MESSAGES.en,
+    ...MISSED_SUM_MESSAGES.en,
     ...ENTRY_MESSAGES.en,
     title: "Forward and backward, GPU by GPU",
     intro: "A and B are the worked example's. Edit X or dY, change the number of GPUs, or switch what the backward all-reduce does: everything below is recomputed as you type.",
     "caption-X": "X (one token)",
     "caption-dY": "dY (gradient from above)",
-    "size-N": "N (GPUs)",
+    "size-N": "n (GPUs)",
     "mode-legend": "f's backward all-reduce:",
     "mode-sum": "sum (right)",
     "mode-average": "average",
@@ -63,12 +65,13 @@ export const MESSAGES = {
   },
   pl: {
     ...TRY_MINE_MESSAGES.pl,
+    ...MISSED_SUM_MESSAGES.pl,
     ...ENTRY_MESSAGES.pl,
     title: "W przód i wstecz, GPU po GPU",
-    intro: "A i B pochodzą z przykładu. Zmieniaj X albo dY, liczbę GPU albo to, co robi all-reduce w przejściu wstecz: wszystko poniżej liczy się od nowa w trakcie pisania.",
+    intro: "A i B pochodzą z przykładu. Zmieniaj X albo dY, liczbę GPU albo to, co robi all-reduce w przebiegu wstecz: wszystko poniżej liczy się od nowa w trakcie pisania.",
     "caption-X": "X (jeden token)",
     "caption-dY": "dY (gradient z góry)",
-    "size-N": "N (liczba GPU)",
+    "size-N": "n (liczba GPU)",
     "mode-legend": "All-reduce operatora f wstecz:",
     "mode-sum": "suma (dobrze)",
     "mode-average": "średnia",
@@ -88,17 +91,17 @@ export const MESSAGES = {
     "y-ok": "Y równa się GeLU(XA)B bez podziału.",
     "dx-ok": "dX równa się gradientowi policzonemu na jednym urządzeniu, bez podziału.",
     "dx-bad": "dX jest błędne: na jednym urządzeniu, bez podziału, wynosi {want} (różnica {diff}).",
-    "grads-ok": "Każde GPU zatrzymuje własne dAᵢ i dBᵢ, dokładnie swoje wycinki gradientów bez podziału: komunikacja nie jest potrzebna.",
+    "grads-ok": "Każde GPU zatrzymuje własne dAᵢ i dBᵢ, dokładnie swoje kawałki gradientów bez podziału: komunikacja nie jest potrzebna.",
     "grads-bad": "Każde GPU ma teraz Σⱼ dAⱼ i Σⱼ dBⱼ: do jego gradientów dodano gradienty innych GPU, więc jego wagi zostaną źle poprawione.",
     "kept-title": "Co każde GPU zatrzymuje, żeby poprawić swoje wagi",
     blocked: "Popraw zaznaczone pole powyżej, aby zobaczyć wyniki.",
-    "try-hint": "Uruchamia Twoje tp_mlp_backward na tych liczbach, w Pythonie, i porównuje je z poprawnym (zsumowanym) wynikiem.",
-    running: "Uruchamiam Twoje tp_mlp_backward…",
+    "try-hint": "Uruchamia twoje tp_mlp_backward na tych liczbach, w Pythonie, i porównuje je z poprawnym (zsumowanym) wynikiem.",
+    running: "Uruchamiam twoje tp_mlp_backward…",
     reference: "Wzorzec",
     yours: "Twój kod",
-    "learner-match": "Zgodne: Twoje dX i pary (dAᵢ, dBᵢ) wszystkich GPU są poprawne.",
-    "learner-dx": "Niezgodne: Twoje dX nie jest poprawne.",
-    "learner-grads": "Niezgodne: para (dA_{i}, dB_{i}) z GPU {i} z Twojego kodu nie jest poprawna.",
+    "learner-match": "Zgodne: twoje dX i pary (dAᵢ, dBᵢ) wszystkich GPU są poprawne.",
+    "learner-dx": "Niezgodne: twoje dX nie jest poprawne.",
+    "learner-grads": "Niezgodne: para (dA_{i}, dB_{i}) z GPU {i} z twojego kodu nie jest poprawna.",
     "learner-shape": "Twoje tp_mlp_backward nie zwróciło (dX, grads) z dX o {D} liczbach i {N} parami (dAᵢ, dBᵢ) o właściwych kształtach.",
   },
 };
@@ -199,19 +202,19 @@ export function mount(el, ctx) {
       );
     const forwardCards = r.gpus.map((g, i) =>
       card(g, i, [
-        h("div", { class: "tpw-shard" }, matrixView(sub("A", i), g.A_i), matrixView(sub("B", i), g.B_i)),
-        line(`Z_${i}`, [sub("Z", i), " = X", sub("A", i)], g.Z, `Z-${i}`),
-        line(`H_${i}`, [sub("H", i), " = GeLU(", sub("Z", i), ")"], g.H, `H-${i}`),
-        line(`Y_${i}`, [sub("Y", i), " = ", sub("H", i), sub("B", i)], g.Y, `Y-${i}`),
+        h("div", { class: "tpw-shard" }, matrixView(sub("A", i), g.A_i, null, lang), matrixView(sub("B", i), g.B_i, null, lang)),
+        line(`Z_${i}`, [sub("Z", i), " = X", sub("A", i)], g.Z, `Z-${i}`, lang),
+        line(`H_${i}`, [sub("H", i), " = GeLU(", sub("Z", i), ")"], g.H, `H-${i}`, lang),
+        line(`Y_${i}`, [sub("Y", i), " = ", sub("H", i), sub("B", i)], g.Y, `Y-${i}`, lang),
       ])
     );
     const backwardCards = r.gpus.map((g, i) =>
       card(g, i, [
-        line(`dZ_${i}`, ["d", sub("Z", i), " = dY", sub("B", i), "ᵀ ⊙ GeLU′(", sub("Z", i), ")"], g.dZ, `dZ-${i}`),
-        line(`dX_${i}`, ["d", sub("X", i), " = d", sub("Z", i), " ", sub("A", i), "ᵀ"], g.dX, `dX-${i}`),
+        line(`dZ_${i}`, ["d", sub("Z", i), " = dY", sub("B", i), "ᵀ ⊙ GeLU′(", sub("Z", i), ")"], g.dZ, `dZ-${i}`, lang),
+        line(`dX_${i}`, ["d", sub("X", i), " = d", sub("Z", i), " ", sub("A", i), "ᵀ"], g.dX, `dX-${i}`, lang),
         h("div", { class: "tpw-shard" },
-          matrixView(["d", ...sub("A", i), " = outer(X, d", ...sub("Z", i), ")"], g.dA, `dA-${i}`),
-          matrixView(["d", ...sub("B", i), " = outer(", ...sub("H", i), ", dY)"], g.dB, `dB-${i}`)),
+          matrixView(["d", ...sub("A", i), " = outer(X, d", ...sub("Z", i), ")"], g.dA, `dA-${i}`, lang),
+          matrixView(["d", ...sub("B", i), " = outer(", ...sub("H", i), ", dY)"], g.dB, `dB-${i}`, lang)),
       ])
     );
     const names = (base) => r.gpus.flatMap((_, i) => [i ? " + " : "", ...sub(base, i)]);
@@ -227,21 +230,21 @@ export function mount(el, ctx) {
         { class: `fg-flow-kept gpu-${i} ${r.keptOk[i] ? "is-equal" : "is-different"}`, "data-testid": `kept-${i}`, "data-ok": String(r.keptOk[i]) },
         h("span", { class: "tpw-gpu-badge" }, t(lang, "gpu", { i })),
         h("span", { class: "tpw-icon", "aria-hidden": "true" }, r.keptOk[i] ? "✓" : "✗"),
-        matrixView(["d", ...sub("A", i)], k.dA),
-        matrixView(["d", ...sub("B", i)], k.dB)
+        matrixView(["d", ...sub("A", i)], k.dA, null, lang),
+        matrixView(["d", ...sub("B", i)], k.dB, null, lang)
       )
     );
     return [
       h("h4", { class: "fg-flow-phase" }, t(lang, "forward")),
-      operator("f", t(lang, "f-forward"), line("X", "X", X, "f-X")),
+      operator("f", t(lang, "f-forward"), line("X", "X", X, "f-X", lang)),
       h("div", { class: "tpw-gpus" }, forwardCards),
-      operator("g", t(lang, "g-forward"), [line("Y", ["Y = ", ...names("Y")], r.Y, "Y"), verdict(r.yOk, t(lang, "y-ok"), "y-verdict")]),
+      operator("g", t(lang, "g-forward"), [line("Y", ["Y = ", ...names("Y")], r.Y, "Y", lang), verdict(r.yOk, t(lang, "y-ok"), "y-verdict")]),
       h("h4", { class: "fg-flow-phase" }, t(lang, "backward")),
-      operator("g", t(lang, "g-backward"), line("dY", "dY", dY, "g-dY")),
+      operator("g", t(lang, "g-backward"), line("dY", "dY", dY, "g-dY", lang)),
       h("div", { class: "tpw-gpus" }, backwardCards),
       operator("f", t(lang, `f-backward-${state.mode}`), [
-        line("dX", fBackward, r.dX, "dX"),
-        verdict(r.dXOk, r.dXOk ? t(lang, "dx-ok") : t(lang, "dx-bad", { want: formatVector(r.truth.dX), diff: formatNumber(r.dXDiff) }), "dx-verdict"),
+        line("dX", fBackward, r.dX, "dX", lang),
+        verdict(r.dXOk, r.dXOk ? t(lang, "dx-ok") : t(lang, "dx-bad", { want: formatVector(r.truth.dX, "()", lang), diff: formatNumber(r.dXDiff, lang) }), "dx-verdict"),
       ], state.mode !== "sum" && state.mode !== "weights" && N > 1),
       h(
         "div",
@@ -258,7 +261,7 @@ export function mount(el, ctx) {
     if (!current) return;
     const { X, dY, N } = current.input;
     const shards = current.result.gpus.map((g) => [g.A_i, g.B_i]);
-    mine.start(current.key, [{ fn: "tp_mlp_backward", args: [X, shards, dY] }], { truth: current.result.truth, N });
+    mine.start(current.key, [{ fn: "tp_mlp_backward", args: [X, shards, dY] }], { truth: current.result.truth, N, shares: current.result.gpus.map((g) => g.dX) });
   }
 
   function renderLearner() {
@@ -269,6 +272,8 @@ export function mount(el, ctx) {
         : v.kind === "dx" ? t(lang, "learner-dx")
         : v.kind === "grads" ? t(lang, "learner-grads", { i: v.gpu })
         : t(lang, "learner-shape", { D: L.truth.dX.length, N: L.N });
+      // A dX that is one GPU's dX_i, or a sum of the wrong ones: f's all-reduce, named.
+      const sumHint = v.kind === "dx" && missedSumHint(t, lang, v.dX, L.shares, { total: "dX" });
       return [
         h(
           "table",
@@ -276,11 +281,12 @@ export function mount(el, ctx) {
           h("thead", {}, h("tr", {}, h("th", { scope: "col" }), h("th", { scope: "col" }, t(lang, "reference")), h("th", { scope: "col" }, t(lang, "yours")))),
           h("tbody", {}, h("tr", {},
             h("th", { scope: "row" }, "dX"),
-            h("td", { "data-testid": "reference-dX" }, formatVector(L.truth.dX)),
-            h("td", { "data-testid": "learner-dX" }, v.dX ? formatVector(v.dX) : "—")
+            h("td", { "data-testid": "reference-dX" }, formatVector(L.truth.dX, "()", lang)),
+            h("td", { "data-testid": "learner-dX" }, v.dX ? formatVector(v.dX, "()", lang) : "—")
           ))
         ),
         learnerVerdict(v.kind === "match", text, v.kind),
+        sumHint ? h("p", { class: "tpw-hint", "data-testid": "learner-sum-hint" }, sumHint) : null,
       ];
     });
   }
@@ -338,21 +344,21 @@ function verdict(ok, text, testid, kind) {
 }
 
 /** "label ≈ (0.841, 1.955)". */
-function line(ariaLabel, label, values, testid) {
+function line(ariaLabel, label, values, testid, lang) {
   return h(
     "p",
     { class: "tpw-line" },
     h("span", { class: "tpw-label" }, label),
     values.every(isShownExactly) ? " = " : " ≈ ",
-    h("output", { "aria-label": ariaLabel, "data-testid": testid, class: "tpw-vector" }, formatVector(values))
+    h("output", { "aria-label": ariaLabel, "data-testid": testid, class: "tpw-vector" }, formatVector(values, "()", lang))
   );
 }
 
-function matrixView(label, M, testid) {
+function matrixView(label, M, testid, lang) {
   return h(
     "figure",
     { class: "tpw-shard-matrix", "data-testid": testid ?? null },
     h("figcaption", {}, label),
-    h("table", { class: "tpw-grid tpw-readonly" }, h("tbody", {}, M.map((row) => h("tr", {}, row.map((v) => h("td", {}, formatNumber(v)))))))
+    h("table", { class: "tpw-grid tpw-readonly" }, h("tbody", {}, M.map((row) => h("tr", {}, row.map((v) => h("td", {}, formatNumber(v, lang)))))))
   );
 }

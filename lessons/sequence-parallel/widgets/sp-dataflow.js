@@ -8,7 +8,7 @@ import { h, fill } from "widget-kit/dom.js";
 import { translator } from "widget-kit/i18n.js";
 import { inputGrid, readGrid, showErrors, entryErrorText, ENTRY_MESSAGES } from "widget-kit/grid.js";
 import { TRY_MINE_MESSAGES, tryMine, verdict } from "widget-kit/try-mine.js";
-import { formatNumber } from "widget-kit/matrix.js";
+import { decimalIn, formatNumber } from "widget-kit/matrix.js";
 import { spMlpBlock, chunkRows } from "../widget-lib/sp-math.js";
 
 export const calls = ["sp_mlp_block"];
@@ -46,7 +46,11 @@ export const MESSAGES = {
     "stage-rs": "reduce-scatter: its rows of the sum",
     "stage-out": "+ residual X_i: its output",
     "comm-title": "Communication per GPU",
-    comm: "all-gather: sends {ag} values, reduce-scatter: sends {rs} values; together {sum}, the same as a ring all-reduce of the T × D output, 2(n−1)/n · {TD} = {sum}.",
+    // Plural forms chosen by count (widget-kit/i18n.js): the numbers each GPU sends.
+    comm: {
+      one: "all-gather: sends {count} value, reduce-scatter: sends {count} value; together {sum}, the same as a ring all-reduce of the T × D output, 2(n−1)/n · {TD} = {sum}.",
+      other: "all-gather: sends {count} values, reduce-scatter: sends {count} values; together {sum}, the same as a ring all-reduce of the T × D output, 2(n−1)/n · {TD} = {sum}.",
+    },
     "comm-one": "With n = 1 there is nothing to send.",
     equal: "The n output chunks stacked = X + GeLU(LN(X)A)B on one device.",
     "not-equal": "Not equal to one device: the largest difference is {diff}.",
@@ -78,14 +82,18 @@ export const MESSAGES = {
     "stage-rs": "reduce-scatter: jego wiersze sumy",
     "stage-out": "+ residuum X_i: jego wynik",
     "comm-title": "Komunikacja na jedno GPU",
-    comm: "all-gather: wysyła {ag} liczb, reduce-scatter: wysyła {rs} liczb; razem {sum}, tyle samo co all-reduce po pierścieniu wyniku T × D, 2(n−1)/n · {TD} = {sum}.",
+    comm: {
+      one: "all-gather: wysyła {count} liczbę, reduce-scatter: wysyła {count} liczbę; razem {sum}, tyle samo co all-reduce wyniku T × D po pierścieniu, 2(n−1)/n · {TD} = {sum}.",
+      few: "all-gather: wysyła {count} liczby, reduce-scatter: wysyła {count} liczby; razem {sum}, tyle samo co all-reduce wyniku T × D po pierścieniu, 2(n−1)/n · {TD} = {sum}.",
+      many: "all-gather: wysyła {count} liczb, reduce-scatter: wysyła {count} liczb; razem {sum}, tyle samo co all-reduce wyniku T × D po pierścieniu, 2(n−1)/n · {TD} = {sum}.",
+    },
     "comm-one": "Przy n = 1 nie ma czego wysyłać.",
     equal: "n kawałków wyniku ułożonych razem = X + GeLU(LN(X)A)B na jednym urządzeniu.",
     "not-equal": "Różne od jednego urządzenia: największa różnica wynosi {diff}.",
-    "try-hint": "Uruchamia Twoje sp_mlp_block na tych kawałkach i wagach, w Pythonie, i porównuje wynik każdego GPU.",
-    running: "Uruchamiam Twoje sp_mlp_block…",
-    match: "Zgodne: Twoje sp_mlp_block daje każdemu GPU wynik wzorcowy.",
-    mismatch: "Niezgodne na GPU {i}: oczekiwano {want}, Twoje {got}.",
+    "try-hint": "Uruchamia twoje sp_mlp_block na tych kawałkach i wagach, w Pythonie, i porównuje wynik każdego GPU.",
+    running: "Uruchamiam twoje sp_mlp_block…",
+    match: "Zgodne: twoje sp_mlp_block daje każdemu GPU wynik wzorcowy.",
+    mismatch: "Niezgodne na GPU {i}: oczekiwano {want}, twoje {got}.",
     "bad-result": "Twoje sp_mlp_block powinno zwrócić listę {n} tablic o kształcie ({rows}, 2); zwróciło {got}.",
   },
 };
@@ -93,13 +101,13 @@ export const MESSAGES = {
 const t = translator(MESSAGES);
 
 /** A read-only matrix whose row r is coloured by `gpuOfRow(r)` (null: no colour). */
-function matrixView(M, gpuOfRow, testid) {
+function matrixView(M, gpuOfRow, testid, lang) {
   return h(
     "table",
     { class: "tpw-grid spdf-matrix", "data-testid": testid },
     h("tbody", {}, M.map((row, r) => h("tr", {}, row.map((v) => {
       const g = gpuOfRow(r);
-      return h("td", { class: g === null ? "" : `gpu-${g}` }, formatNumber(v));
+      return h("td", { class: g === null ? "" : `gpu-${g}` }, formatNumber(v, lang));
     }))))
   );
 }
@@ -202,12 +210,12 @@ export function mount(el, ctx) {
     const cards = r.gpus.map((g, i) => h(
       "article", { class: `spdf-gpu gpu-${i}`, "data-testid": `gpu-${i}` },
       h("h4", {}, h("span", { class: "tpw-gpu-badge" }, t(lang, "gpu", { i })), " ", t(lang, "owns", { rows: rowRange(i * rows, (i + 1) * rows) })),
-      stage(t(lang, "stage-x"), matrixView(g.X, own(i), `x-${i}`)),
-      stage(t(lang, "stage-ln"), matrixView(g.Z_own, own(i), `ln-${i}`)),
-      stage(t(lang, "stage-ag"), matrixView(g.Z, ownerOf, `ag-${i}`), "spdf-comm"),
-      stage(t(lang, "stage-p"), matrixView(g.P, () => null, `p-${i}`)),
-      stage(t(lang, "stage-rs"), matrixView(g.chunk, own(i), `rs-${i}`), "spdf-comm"),
-      stage(t(lang, "stage-out"), matrixView(g.out, own(i), `out-${i}`))
+      stage(t(lang, "stage-x"), matrixView(g.X, own(i), `x-${i}`, lang)),
+      stage(t(lang, "stage-ln"), matrixView(g.Z_own, own(i), `ln-${i}`, lang)),
+      stage(t(lang, "stage-ag"), matrixView(g.Z, ownerOf, `ag-${i}`, lang), "spdf-comm"),
+      stage(t(lang, "stage-p"), matrixView(g.P, () => null, `p-${i}`, lang)),
+      stage(t(lang, "stage-rs"), matrixView(g.chunk, own(i), `rs-${i}`, lang), "spdf-comm"),
+      stage(t(lang, "stage-out"), matrixView(g.out, own(i), `out-${i}`, lang))
     ));
     const sent = (n - 1) * rows * 2;
     const equal = r.maxDiff <= 1e-9;
@@ -216,10 +224,10 @@ export function mount(el, ctx) {
       h("div", { class: "spdf-gpus" }, cards),
       h("p", { class: `tpw-verdict ${equal ? "is-equal" : "is-different"}`, "data-testid": "equal", "data-equal": String(equal) },
         h("span", { class: "tpw-icon", "aria-hidden": "true" }, equal ? "✓" : "✗"), " ",
-        equal ? t(lang, "equal") : t(lang, "not-equal", { diff: r.maxDiff.toExponential(2) })),
+        equal ? t(lang, "equal") : t(lang, "not-equal", { diff: decimalIn(lang, r.maxDiff.toExponential(2)) })),
       h("div", { class: "tpw-panel spdf-commbox", "data-testid": "comm" },
         h("h4", {}, t(lang, "comm-title")),
-        h("p", {}, n === 1 ? t(lang, "comm-one") : t(lang, "comm", { ag: sent, rs: sent, sum: 2 * sent, TD: state.T * 2 })))
+        h("p", {}, n === 1 ? t(lang, "comm-one") : t(lang, "comm", { count: sent, sum: 2 * sent, TD: state.T * 2 })))
     );
     renderLearner();
   }

@@ -5,7 +5,8 @@
 
 import "./sp-memory.css";
 import { h, fill } from "widget-kit/dom.js";
-import { translator } from "widget-kit/i18n.js";
+import { formatNumberIn, translator } from "widget-kit/i18n.js";
+import { decimalIn } from "widget-kit/matrix.js";
 import { TRY_MINE_MESSAGES, tryMine, verdict } from "widget-kit/try-mine.js";
 import { activationBytes, commBytes, CONFIGS, GIB } from "../widget-lib/sp-math.js";
 
@@ -28,6 +29,8 @@ export const MESSAGES = {
     "switch-sp": "sequence parallelism",
     "switch-sel": "selective recomputation",
     "not-integer": "“{text}” is not a whole number of at least 1.",
+    "t-heads": "t = {t} does not divide a = {a}: each GPU must hold whole attention heads, a/t of them.",
+    "t-sequence": "t = {t} does not divide s = {s}: with sequence parallelism each GPU holds s/t whole positions of the sequence.",
     blocked: "Fix the number marked above to see the memory.",
     current: "Your configuration: {bytes} bytes = {gib} GiB per layer per GPU.",
     "bars-title": "The five configurations (GiB per layer per GPU)",
@@ -53,13 +56,15 @@ export const MESSAGES = {
     title: "Pamięć aktywacji na warstwę, na jedno GPU",
     intro: "Zacznij od rozmiaru GPT-3 i zmień dowolną liczbę; słupki i bajty liczą się od nowa w trakcie pisania.",
     "field-s": "s (długość sekwencji)",
-    "field-b": "b (mikro-batch)",
-    "field-h": "h (rozmiar ukryty)",
-    "field-a": "a (głowy uwagi)",
+    "field-b": "b (mikropartia)",
+    "field-h": "h (wymiar ukryty)",
+    "field-a": "a (liczba głowic uwagi)",
     "field-t": "t (stopień TP)",
     "switch-sp": "równoległość sekwencyjna",
     "switch-sel": "selektywne ponowne liczenie",
     "not-integer": "„{text}” nie jest liczbą całkowitą nie mniejszą niż 1.",
+    "t-heads": "t = {t} nie dzieli a = {a}: każde GPU musi mieć całe głowice uwagi, po a/t.",
+    "t-sequence": "t = {t} nie dzieli s = {s}: przy równoległości sekwencyjnej każde GPU ma s/t całych pozycji sekwencji.",
     blocked: "Popraw zaznaczoną liczbę powyżej, aby zobaczyć pamięć.",
     current: "Twoja konfiguracja: {bytes} bajtów = {gib} GiB na warstwę na GPU.",
     "bars-title": "Pięć konfiguracji (GiB na warstwę na GPU)",
@@ -73,20 +78,20 @@ export const MESSAGES = {
     "comm-sp": "TP + SP: 2 reduce-scatter + 2 all-gather, po {each} bajtów → {total} bajtów",
     "comm-same": "Tyle samo bajtów: SP nie kosztuje dodatkowej komunikacji.",
     "comm-one": "Przy t = 1 nic nie jest wysyłane.",
-    "try-hint": "Uruchamia Twoje activation_bytes dla pięciu konfiguracji, w Pythonie, i porównuje ze słupkami.",
-    running: "Uruchamiam Twoje activation_bytes…",
+    "try-hint": "Uruchamia twoje activation_bytes dla pięciu konfiguracji, w Pythonie, i porównuje ze słupkami.",
+    running: "Uruchamiam twoje activation_bytes…",
     yours: "Twoje: {bytes} bajtów",
-    match: "Zgodne: Twoje activation_bytes daje wszystkie pięć liczb.",
-    mismatch: "Niezgodne: Twoje activation_bytes różni się dla: {which}.",
+    match: "Zgodne: twoje activation_bytes daje wszystkie pięć liczb.",
+    mismatch: "Niezgodne: twoje activation_bytes różni się dla: {which}.",
     failed: "Twój kod nie zadziałał na tych liczbach:",
   },
 };
 
 const t = translator(MESSAGES);
-const gib = (bytes) => (bytes / GIB).toFixed(3);
+const gib = (bytes, lang) => decimalIn(lang, (bytes / GIB).toFixed(3));
 // Learner results are shown as they came back: a GiB value mistaken for bytes stays visible.
-const shownBytes = (v) => (Math.abs(v) >= 1000 ? grouped(v) : String(Number(v.toPrecision(6))));
-const grouped = (n) => Math.round(n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, "\u202f");
+const shownBytes = (v, lang) => (Math.abs(v) >= 1000 ? grouped(v, lang) : formatNumberIn(lang, Number(v.toPrecision(6))));
+const grouped = (n, lang) => formatNumberIn(lang, Math.round(n));
 
 /** The five bars for these sizes: [{key, t, sp, recompute, bytes}]. */
 export function bars({ s, b, h: hidden, a, t: degree }) {
@@ -150,6 +155,16 @@ export function mount(el, ctx) {
       values[name] = Number(text);
       ok &&= !bad;
     }
+    // Each GPU holds whole attention heads (Megatron-LM asserts a % t == 0), and with sequence
+    // parallelism whole rows of the sequence (s % t == 0): t = 100000 with 96 heads is no layer.
+    if (ok) {
+      const problem = values.a % values.t ? t(state.lang, "t-heads", { t: values.t, a: values.a })
+        : state.sp && values.s % values.t ? t(state.lang, "t-sequence", { t: values.t, s: values.s }) : "";
+      view.inputs.t.classList.toggle("tpw-error", Boolean(problem));
+      view.inputs.t.setAttribute("aria-invalid", String(Boolean(problem)));
+      view.errors.t.textContent = problem;
+      ok = !problem;
+    }
     return ok ? values : null;
   }
 
@@ -168,7 +183,7 @@ export function mount(el, ctx) {
     view.sizes = sizes;
     view.key = JSON.stringify(sizes);
     const chosenBytes = activationBytes(sizes.s, sizes.b, sizes.h, sizes.a, sizes.t, state.sp, state.selective ? "selective" : "none");
-    view.current.textContent = t(lang, "current", { bytes: grouped(chosenBytes), gib: gib(chosenBytes) });
+    view.current.textContent = t(lang, "current", { bytes: grouped(chosenBytes, lang), gib: gib(chosenBytes, lang) });
     const all = bars(sizes);
     view.bars = all;
     const top = Math.max(...all.map((x) => x.bytes));
@@ -178,8 +193,8 @@ export function mount(el, ctx) {
       "div", { class: `spm-row ${x === chosen ? "is-chosen" : ""}`, "data-testid": `bar-${x.key}` },
       h("span", { class: "spm-label" }, t(lang, `cfg-${x.key}`, { t: sizes.t })),
       h("span", { class: "spm-track" }, h("span", { class: "spm-bar gpu-0", style: `width: ${(100 * x.bytes) / top}%` })),
-      h("span", { class: "spm-value", "data-testid": `value-${x.key}` }, gib(x.bytes)),
-      learnerBytes ? h("span", { class: `spm-yours ${close(learnerBytes[k], x.bytes) ? "is-equal" : "is-different"}` }, t(lang, "yours", { bytes: typeof learnerBytes[k] === "number" ? shownBytes(learnerBytes[k]) : JSON.stringify(learnerBytes[k]) })) : null
+      h("span", { class: "spm-value", "data-testid": `value-${x.key}` }, gib(x.bytes, lang)),
+      learnerBytes ? h("span", { class: `spm-yours ${close(learnerBytes[k], x.bytes) ? "is-equal" : "is-different"}` }, t(lang, "yours", { bytes: typeof learnerBytes[k] === "number" ? shownBytes(learnerBytes[k], lang) : JSON.stringify(learnerBytes[k]) })) : null
     )));
     if (sizes.t === 1) {
       fill(view.comm, h("h4", {}, t(lang, "comm-title")), h("p", {}, t(lang, "comm-one")));
@@ -187,8 +202,8 @@ export function mount(el, ctx) {
       const tp = commBytes(sizes.s, sizes.b, sizes.h, sizes.t, false);
       const sp = commBytes(sizes.s, sizes.b, sizes.h, sizes.t, true);
       fill(view.comm, h("h4", {}, t(lang, "comm-title")),
-        h("p", { "data-testid": "comm-tp" }, t(lang, "comm-tp", { each: grouped(tp.perBlock.allReduce), total: grouped(tp.total) })),
-        h("p", { "data-testid": "comm-sp" }, t(lang, "comm-sp", { each: grouped(sp.perBlock.allGather), total: grouped(sp.total) })),
+        h("p", { "data-testid": "comm-tp" }, t(lang, "comm-tp", { each: grouped(tp.perBlock.allReduce, lang), total: grouped(tp.total, lang) })),
+        h("p", { "data-testid": "comm-sp" }, t(lang, "comm-sp", { each: grouped(sp.perBlock.allGather, lang), total: grouped(sp.total, lang) })),
         h("p", { class: "tpw-verdict is-equal" }, "✓ ", t(lang, "comm-same")));
     }
     renderLearner();

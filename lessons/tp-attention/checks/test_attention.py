@@ -27,11 +27,11 @@ def mistakes(ref, X, Wq, Wk, Wv, Wo, n_heads, causal):
     ]
     if causal:
         out += [
-            (_("your result has no causal mask: with causal=True token t may attend only to "
-               "tokens 0 … t. Set the scores of later tokens (key index > query index) to −∞ "
+            (_("your result has no causal mask: with causal=True token p may attend only to "
+               "tokens 0 … p. Set the scores of later tokens (key index > query index) to −∞ "
                "before the softmax."), lambda: wrong(causal=False)),
-            (_("your mask is off by one: it lets each token see the next token too. Token t "
-               "attends to tokens 0 … t; hide every key index > query index (np.triu(..., "
+            (_("your mask is off by one: it lets each token see the next token too. Token p "
+               "attends to tokens 0 … p; hide every key index > query index (np.triu(..., "
                "k=1))."), lambda: wrong(offset=2)),
             (_("you applied the mask after the softmax: zeroing the weights of later tokens "
                "leaves rows that no longer sum to 1. Set their scores to −∞ before the "
@@ -50,8 +50,8 @@ def mistakes(ref, X, Wq, Wk, Wv, Wo, n_heads, causal):
 
 def hides_self(ref, X, Wq, Wk, Wv, Wo, n_heads, causal):
     """The mask that hides each token from itself, as `expect` takes it (None without a mask)."""
-    hint = _("your mask is off by one: it hides each token from itself as well. Token t "
-             "attends to tokens 0 … t, itself included; hide only key index > query index "
+    hint = _("your mask is off by one: it hides each token from itself as well. Token p "
+             "attends to tokens 0 … p, itself included; hide only key index > query index "
              "(np.triu(..., k=1)). With the diagonal hidden, token 0 has nothing to attend to "
              "at all.")
     if not causal:

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from lessonkit.checking import call, describe, expect_unchanged, fail, to_array
-from lessonkit.i18n import _
+from lessonkit.i18n import _, _n
 
 NAMES = ("Wq", "Wk", "Wv", "Wo")
 TAGS = (0.125, 0.25, 0.375, 0.5)  # tells the four matrices apart
@@ -47,8 +47,11 @@ def tuples(c, n):
                "returned {got}.\n{inputs}", call=c.text(), n=n, got=describe(got),
                inputs=c.inputs()))
     if len(got) != n:
-        fail(_("{call} returned {count} items; with n = {n} there must be one tuple per GPU, "
-               "{n} in all.\n{inputs}", call=c.text(), count=len(got), n=n, inputs=c.inputs()))
+        fail(_n("{call} returned {count} item; with n = {n} there must be one tuple per GPU, "
+                "{n} in all.\n{inputs}",
+                "{call} returned {count} items; with n = {n} there must be one tuple per GPU, "
+                "{n} in all.\n{inputs}", len(got), call=c.text(), count=len(got), n=n,
+                inputs=c.inputs()))
     out = []
     for i, item in enumerate(got):
         if not isinstance(item, (list, tuple)) or len(item) != 4:

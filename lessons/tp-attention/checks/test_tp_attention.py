@@ -3,7 +3,7 @@ its rows of Wo, then the sum over GPUs (the all-reduce)."""
 import numpy as np
 import pytest
 
-from lessonkit.checking import as_array, call, expect_unchanged, fail
+from lessonkit.checking import as_array, call, expect_unchanged, fail, missed_sum
 from lessonkit.i18n import _
 
 
@@ -34,16 +34,13 @@ def mistakes(ref, X, shards, n_heads, causal):
         (_("you scaled the scores by 1/√D = 1/√{D}, the whole model's width; each head's "
            "scores are divided by √d_head = √{d_head}.", D=D, d_head=d_head),
          lambda: wrong(scale=1.0 / np.sqrt(D))),
-        (_("you returned each GPU's partial output without adding them up. The all-reduce is "
-           "that sum: out = Y_0 + Y_1 + … over the GPUs."),
-         lambda: ref.partials(X, shards, n_heads, causal)),
-        (_("your result is built from only one GPU's shard; every GPU's partial output "
-           "counts."), lambda: ref.tp(X, shards[:1], n_heads // n, causal)),
     ]
+    # GPU i's heads times its rows of Wo are its share of Y: hints for a forgotten all-reduce.
+    out += missed_sum(ref.partials(X, shards, n_heads, causal), total="Y")
     if causal:
         out += [
-            (_("your result has no causal mask: with causal=True token t may attend only to "
-               "tokens 0 … t."), lambda: wrong(causal=False)),
+            (_("your result has no causal mask: with causal=True token p may attend only to "
+               "tokens 0 … p."), lambda: wrong(causal=False)),
             (_("you applied the mask after the softmax: set the scores of later tokens to −∞ "
                "before the softmax, so each row's weights still sum to 1."),
              lambda: wrong(mask_after=True)),
@@ -55,8 +52,8 @@ def mistakes(ref, X, shards, n_heads, causal):
 
 def hides_self(ref, X, shards, n_heads, causal):
     """The mask that hides each token from itself, as `expect` takes it (None without a mask)."""
-    hint = _("your mask is off by one: it hides each token from itself as well. Token t "
-             "attends to tokens 0 … t, itself included.")
+    hint = _("your mask is off by one: it hides each token from itself as well. Token p "
+             "attends to tokens 0 … p, itself included.")
     if not causal:
         return None
     return hint, lambda: ref.tp(X, shards, n_heads, True, offset=0)

@@ -7,8 +7,9 @@
 import { h, fill } from "widget-kit/dom.js";
 import { translator } from "widget-kit/i18n.js";
 import { inputGrid, readGrid, showErrors, entryErrorText, ENTRY_MESSAGES } from "widget-kit/grid.js";
+import { MISSED_SUM_MESSAGES, missedSumHint, sumTerms } from "widget-kit/missed-sum.js";
 import { TRY_MINE_MESSAGES, tryMine, verdict } from "widget-kit/try-mine.js";
-import { divisors, formatNumber } from "widget-kit/matrix.js";
+import { decimalIn, divisors, formatNumber } from "widget-kit/matrix.js";
 import { tpAttention, seededWeights, compareLearnerAttention } from "../widget-lib/attention.js";
 import "./attention-heads.css";
 
@@ -31,12 +32,13 @@ const HEAD_OPTIONS = divisors(D); // 1, 2, 4, 8
 export const MESSAGES = {
   en: {
     ...TRY_MINE_MESSAGES.en,
+    ...MISSED_SUM_MESSAGES.en,
     ...ENTRY_MESSAGES.en,
     title: "Attention, split by heads",
     intro: "Edit the tokens X or change the settings: every heat map and output below is recomputed as you type.",
     settings: "Settings",
     heads: "Heads (n_heads)",
-    gpus: "GPUs (N)",
+    gpus: "GPUs (n)",
     causal: "Causal mask",
     reseed: "New weights",
     weights: "Wq, Wk, Wv, Wo: fixed random 8 × 8 matrices (set {seed}).",
@@ -49,7 +51,7 @@ export const MESSAGES = {
     masked: "hidden by the causal mask",
     partial: "Partial output Y_{i} (T × D)",
     "reduce-title": "All-reduce",
-    sum: ({ N }) => (N === 1 ? "Y_0 (nothing to add on one GPU)" : `Y_0 + … + Y_${N - 1}: the sum of the ${N} partial outputs`),
+    sum: ({ N }) => (N === 1 ? "Y_0 (nothing to add on one GPU)" : `${sumTerms("Y", N)}: the sum of the ${N} partial outputs`),
     unsplit: "Unsplit attention, on one device",
     equal: "Equal: the sum of the partial outputs is the unsplit attention.",
     "not-equal": "Not equal: the largest difference is {diff}.",
@@ -69,12 +71,13 @@ export const MESSAGES = {
   },
   pl: {
     ...TRY_MINE_MESSAGES.pl,
+    ...MISSED_SUM_MESSAGES.pl,
     ...ENTRY_MESSAGES.pl,
     title: "Uwaga podzielona po głowicach",
     intro: "Zmieniaj tokeny X albo ustawienia: każda mapa ciepła i każdy wynik poniżej liczą się od nowa w trakcie pisania.",
     settings: "Ustawienia",
     heads: "Głowice (n_heads)",
-    gpus: "GPU (N)",
+    gpus: "GPU (n)",
     causal: "Maska przyczynowa",
     reseed: "Nowe wagi",
     weights: "Wq, Wk, Wv, Wo: stałe losowe macierze 8 × 8 (zestaw {seed}).",
@@ -87,21 +90,21 @@ export const MESSAGES = {
     masked: "ukryte przez maskę przyczynową",
     partial: "Wynik częściowy Y_{i} (T × D)",
     "reduce-title": "All-reduce",
-    sum: ({ N }) => (N === 1 ? "Y_0 (na jednym GPU nie ma czego dodawać)" : `Y_0 + … + Y_${N - 1}: suma ${N} wyników częściowych`),
+    sum: ({ N }) => (N === 1 ? "Y_0 (na jednym GPU nie ma czego dodawać)" : `${sumTerms("Y", N)}: suma ${N} wyników częściowych`),
     unsplit: "Uwaga bez podziału, na jednym urządzeniu",
     equal: "Równe: suma wyników częściowych to uwaga bez podziału.",
     "not-equal": "Różne: największa różnica wynosi {diff}.",
     blocked: "Popraw zaznaczone pole powyżej, aby zobaczyć wyniki.",
-    "try-hint": "Uruchamia Twoje shard_attention i tp_attention na tych liczbach, w Pythonie, i porównuje wynik ze wzorcem.",
-    running: "Uruchamiam Twoje shard_attention i tp_attention…",
-    match: "Zgodne: Twoje tp_attention daje uwagę bez podziału.",
-    mismatch: "Niezgodne: Twoje tp_attention daje inny wynik.",
+    "try-hint": "Uruchamia twoje shard_attention i tp_attention na tych liczbach, w Pythonie, i porównuje wynik ze wzorcem.",
+    running: "Uruchamiam twoje shard_attention i tp_attention…",
+    match: "Zgodne: twoje tp_attention daje uwagę bez podziału.",
+    mismatch: "Niezgodne: twoje tp_attention daje inny wynik.",
     "bad-shape": "Twoje tp_attention nie zwróciło macierzy liczb 4 × 8.",
     "largest-diff": "Największa różnica od wzorca: {diff}.",
     "yours-title": "Twoje tp_attention",
-    "shard-count": "Wskazówka: Twoje shard_attention nie zwróciło listy {N} krotek.",
-    "shard-tuple": "Wskazówka: element {i} listy z shard_attention nie jest krotką (Wq_i, Wk_i, Wv_i, Wo_i).",
-    "shard-part": "Wskazówka: Twoje {part}_{i} to nie blok GPU {i}: {what}.",
+    "shard-count": "Podpowiedź: twoje shard_attention nie zwróciło listy {N} krotek.",
+    "shard-tuple": "Podpowiedź: element {i} listy z shard_attention nie jest krotką (Wq_i, Wk_i, Wv_i, Wo_i).",
+    "shard-part": "Podpowiedź: twoje {part}_{i} to nie blok GPU {i}: {what}.",
     "shard-columns": "kolumny {cols} macierzy {part}",
     "shard-rows": "wiersze {cols} macierzy Wo",
   },
@@ -110,7 +113,7 @@ export const MESSAGES = {
 const t = translator(MESSAGES);
 const span = (a, b) => (b - a === 1 ? `${a}` : `${a}–${b - 1}`);
 /** A difference as the learner reads it: "2.7" or "0.004" when visible at 3 decimals, else "3.1e-12". */
-const formatDiff = (d) => (d >= 0.001 ? formatNumber(d) : d.toExponential(1));
+const formatDiff = (d, lang) => (d >= 0.001 ? formatNumber(d, lang) : decimalIn(lang, d.toExponential(1)));
 
 export function mount(el, ctx) {
   const mine = tryMine({ run: ctx.runWithLearnerCode, t, onChange: () => compute() });
@@ -179,7 +182,9 @@ export function mount(el, ctx) {
 
   function compute() {
     const lang = state.lang;
-    const { values, errors } = readGrid(view.grid.inputs);
+    // Scores multiply two entries of X by the weights: beyond 1e6 a product leaves the range
+    // the heat maps and the T × D outputs can show (1e308 overflowed to NaN).
+    const { values, errors } = readGrid(view.grid.inputs, { limit: 1e6 });
     showErrors(view.errors, errors.map((e) => ({ input: e.input, text: entryErrorText(t, lang, e) })));
     if (!values) {
       view.current = null;
@@ -206,7 +211,7 @@ export function mount(el, ctx) {
           h("span", { class: "tpw-owns" }, t(lang, "owns", { first, last, cols: span(...g.shard.range) }))),
         h("div", { class: "attention-heads-body" },
           h("div", { class: "attention-heads-maps" }, g.heads.map((hd) => heatMap(hd, d, i))),
-          matrixView(t(lang, "partial", { i }), g.Y, `partial-${i}`))
+          matrixView(t(lang, "partial", { i }), g.Y, `partial-${i}`, lang))
       );
     });
     return [
@@ -216,11 +221,11 @@ export function mount(el, ctx) {
         { class: "tpw-panel tpw-reduce" },
         h("h4", {}, t(lang, "reduce-title")),
         h("div", { class: "attention-heads-compare" },
-          matrixView(t(lang, "sum", { N: state.N }), r.sum, "sum"),
-          matrixView(t(lang, "unsplit"), r.unsplit, "unsplit")),
+          matrixView(t(lang, "sum", { N: state.N }), r.sum, "sum", lang),
+          matrixView(t(lang, "unsplit"), r.unsplit, "unsplit", lang)),
         h("p", { class: `tpw-verdict ${r.equal ? "is-equal" : "is-different"}`, "data-testid": "equal", "data-equal": String(r.equal) },
           h("span", { class: "tpw-icon", "aria-hidden": "true" }, r.equal ? "✓" : "✗"), " ",
-          r.equal ? t(lang, "equal") : t(lang, "not-equal", { diff: formatDiff(r.maxDiff) }))
+          r.equal ? t(lang, "equal") : t(lang, "not-equal", { diff: formatDiff(r.maxDiff, lang) }))
       ),
     ];
   }
@@ -232,7 +237,7 @@ export function mount(el, ctx) {
       "figure",
       { class: `attention-heads-map gpu-${gpu}`, "data-testid": `head-${hd.index}` },
       h("figcaption", {}, t(lang, "head", { h: hd.index })),
-      h("table", { class: "attention-heads-heat", title: t(lang, "heat-caption", { d: formatNumber(d) }) },
+      h("table", { class: "attention-heads-heat", title: t(lang, "heat-caption", { d: formatNumber(d, lang) }) },
         h("tbody", {}, hd.P.map((row, q) => h("tr", {}, row.map((p, k) => {
           const hidden = state.causal && k > q;
           return h("td", {
@@ -241,8 +246,8 @@ export function mount(el, ctx) {
             // at least 4.5:1 on every GPU colour (white would need 95% on some, and between the
             // two neither reads).
             style: hidden ? null : `--weight: ${Math.round(p * 75)}%`,
-            "aria-label": hidden ? t(lang, "masked") : `P[${q}][${k}] = ${formatNumber(p)}`,
-          }, hidden ? "·" : p.toFixed(2).replace(/^0/, ""));
+            "aria-label": hidden ? t(lang, "masked") : `P[${q}][${k}] = ${formatNumber(p, lang)}`,
+          }, hidden ? "·" : decimalIn(lang, p.toFixed(2).replace(/^0/, "")));
         })))))
     );
   }
@@ -265,11 +270,18 @@ export function mount(el, ctx) {
       const diff = cmp.got ? Math.max(...cmp.got.flat().map((v, k) => Math.abs(v - L.reference.unsplit.flat()[k]))) : null;
       return [
         verdict(ok, t(lang, cmp.verdict === "bad-shape" ? "bad-shape" : ok ? "match" : "mismatch"), cmp.verdict),
-        cmp.got && !ok ? h("p", {}, t(lang, "largest-diff", { diff: formatDiff(diff) })) : null,
-        cmp.got ? matrixView(t(lang, "yours-title"), cmp.got, "learner-out") : null,
+        cmp.got && !ok ? h("p", {}, t(lang, "largest-diff", { diff: formatDiff(diff, lang) })) : null,
+        cmp.got ? matrixView(t(lang, "yours-title"), cmp.got, "learner-out", lang) : null,
         cmp.shardProblem ? h("p", { class: "tpw-hint", "data-testid": "shard-hint" }, shardHint(cmp.shardProblem, L)) : null,
+        cmp.verdict === "mismatch" ? sumHint(cmp.got, L) : null,
       ];
     });
+  }
+
+  /** The all-reduce forgotten (one GPU's Y_i) or summing the wrong GPUs, named. */
+  function sumHint(got, L) {
+    const hint = missedSumHint(t, state.lang, got.flat(), L.reference.gpus.map((g) => g.Y.flat()));
+    return hint && h("p", { class: "tpw-hint", "data-testid": "learner-sum-hint" }, hint);
   }
 
   function shardHint(problem, L) {
@@ -289,11 +301,11 @@ export function mount(el, ctx) {
 }
 
 /** A read-only T×D matrix with a caption. */
-function matrixView(caption, M, testid) {
+function matrixView(caption, M, testid, lang) {
   return h(
     "figure",
     { class: "tpw-shard-matrix attention-heads-out", "data-testid": testid },
     h("figcaption", {}, caption),
-    h("table", { class: "tpw-grid tpw-readonly" }, h("tbody", {}, M.map((row) => h("tr", {}, row.map((v) => h("td", {}, formatNumber(v)))))))
+    h("table", { class: "tpw-grid tpw-readonly" }, h("tbody", {}, M.map((row) => h("tr", {}, row.map((v) => h("td", {}, formatNumber(v, lang)))))))
   );
 }

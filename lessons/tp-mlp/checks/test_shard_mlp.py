@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from lessonkit.checking import call, describe, expect_unchanged, fail, to_array
-from lessonkit.i18n import _
+from lessonkit.i18n import _, _n
 
 
 def labelled(D, F):
@@ -50,8 +50,11 @@ def pairs(c, n):
     if len(got) != n:
         hint = (" " + _("It looks like n is ignored: the number of GPUs must come from the "
                         "argument.") if n != 2 and len(got) == 2 else "")
-        fail(_("{call} returned {count} pairs; with n = {n} there must be one pair per GPU, "
-               "{n} in all.", call=c.text(), count=len(got), n=n) + hint + "\n" + c.inputs())
+        fail(_n("{call} returned {count} pair; with n = {n} there must be one pair per GPU, "
+                "{n} in all.",
+                "{call} returned {count} pairs; with n = {n} there must be one pair per GPU, "
+                "{n} in all.", len(got), call=c.text(), count=len(got), n=n)
+             + hint + "\n" + c.inputs())
     out = []
     for i, pair in enumerate(got):
         if not isinstance(pair, (list, tuple)) or len(pair) != 2:

@@ -163,17 +163,20 @@ export function mount(el, ctx) {
     }
     const act = ACT_NAMES[state.activation];
     const r = rowSplit(read.x[0], read.W, state.activation, SPLIT);
-    const vec = (v, testid, label, differs = null) =>
-      h(
+    const vec = (v, testid, label, differs = null) => {
+      const texts = v.map((x) => formatNumber(x, lang));
+      const separator = texts.some((x) => x.includes(",")) ? "; " : ", "; // as formatVector
+      return h(
         "output",
         { class: "tpw-vector", "data-testid": testid, "aria-label": label, "aria-live": "off" },
         "[",
-        v.flatMap((x, k) => [
-          k ? ", " : "",
-          differs ? h("span", { class: differs[k] ? "tpw-entry is-diff" : "tpw-entry" }, formatNumber(x)) : formatNumber(x),
+        texts.flatMap((x, k) => [
+          k ? separator : "",
+          differs ? h("span", { class: differs[k] ? "tpw-entry is-diff" : "tpw-entry" }, x) : x,
         ]),
         "]"
       );
+    };
     const sumOk = nearlyEqual(r.sum, r.full);
     const coords = r.differs.flatMap((d, k) => (d ? [k] : []));
     const partials = r.partials.map((p, i) =>
@@ -187,7 +190,7 @@ export function mount(el, ctx) {
         vec(p, `partial-${GPUS[i]}`, t(lang, "partial-label", { g: GPUS[i] }))
       )
     );
-    const actOf = (p) => formatVector(p.map(ACTIVATIONS[state.activation]), "[]");
+    const actOf = (p) => formatVector(p.map(ACTIVATIONS[state.activation]), "[]", lang);
     fill(
       view.results,
       h(
@@ -210,7 +213,7 @@ export function mount(el, ctx) {
           { class: "tpw-panel tpw-order is-right" },
           h("h4", {}, h("span", { class: "tpw-icon", "aria-hidden": "true" }, "✓"), " ", t(lang, "after-title", { act })),
           h("p", { class: "tpw-note" }, t(lang, "after-note")),
-          h("p", { class: "tpw-line" }, nowrap(`${act}(${formatVector(r.sum, "[]")})`), rel(r.after), vec(r.after, "after", t(lang, "after-label", { act }), r.differs))
+          h("p", { class: "tpw-line" }, nowrap(`${act}(${formatVector(r.sum, "[]", lang)})`), rel(r.after), vec(r.after, "after", t(lang, "after-label", { act }), r.differs))
         ),
         h(
           "div",
@@ -220,7 +223,7 @@ export function mount(el, ctx) {
           h(
             "p",
             { class: "tpw-line" },
-            nowrap(`${act}(${formatVector(r.partials[0], "[]")})`), " + ", nowrap(`${act}(${formatVector(r.partials[1], "[]")})`),
+            nowrap(`${act}(${formatVector(r.partials[0], "[]", lang)})`), " + ", nowrap(`${act}(${formatVector(r.partials[1], "[]", lang)})`),
             rel(r.partials.flat().map(ACTIVATIONS[state.activation])), nowrap(actOf(r.partials[0])), " + ", nowrap(actOf(r.partials[1])), rel(r.before),
             vec(r.before, "before", t(lang, "before-label", { act }), r.differs)
           )

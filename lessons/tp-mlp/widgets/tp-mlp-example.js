@@ -3,11 +3,12 @@
 // learner's own shard_mlp and tp_mlp.
 
 import { h, fill, sub } from "widget-kit/dom.js";
-import { translator } from "widget-kit/i18n.js";
+import { inflect, translator } from "widget-kit/i18n.js";
 import { inputGrid, readGrid, showErrors, entryErrorText, ENTRY_MESSAGES } from "widget-kit/grid.js";
 import { TRY_MINE_MESSAGES, tryMine, verdict } from "widget-kit/try-mine.js";
+import { MISSED_SUM_MESSAGES, missedSumHint } from "widget-kit/missed-sum.js";
 import {
-  tpMlp, checkMlpShapes, divisors, formatNumber, formatVector, isShownExactly, compareLearner,
+  tpMlp, checkMlpShapes, divisors, formatNumber, formatVector, isShownExactly, compareLearner, decimalIn,
 } from "widget-kit/matrix.js";
 
 // The learner functions "Try with my code" runs (lessonkit check: declared in lesson.toml).
@@ -28,15 +29,16 @@ const range = (s, e) => (e - s === 1 ? `${s}` : `${s}–${e - 1}`);
 export const MESSAGES = {
   en: {
     ...TRY_MINE_MESSAGES.en,
+    ...MISSED_SUM_MESSAGES.en,
     ...ENTRY_MESSAGES.en,
     title: "The worked example, live",
     intro: "Change any number: every result below is recomputed as you type.",
     sizes: "Sizes",
     "size-D": "D (token width)",
     "size-F": "F (hidden width)",
-    "size-N": "N (GPUs)",
+    "size-N": "n (GPUs)",
     "n-bad-option": "{N} (does not divide F)",
-    "not-divisible": "F = {F} is not divisible by N = {N}: every GPU must get the same number of columns. Choose N from {list}.",
+    "not-divisible": "F = {F} is not divisible by n = {N}: every GPU must get the same number of columns. Choose n from {list}.",
     "shape-problem": "The shapes of X, A and B do not fit together.",
     "caption-X": "X: one token (length D)",
     "caption-A": "A (D × F): split by columns",
@@ -69,15 +71,16 @@ export const MESSAGES = {
   },
   pl: {
     ...TRY_MINE_MESSAGES.pl,
+    ...MISSED_SUM_MESSAGES.pl,
     ...ENTRY_MESSAGES.pl,
     title: "Przykład na żywo",
     intro: "Zmień dowolną liczbę: wszystkie wyniki poniżej liczą się od nowa w trakcie pisania.",
     sizes: "Rozmiary",
     "size-D": "D (szerokość tokenu)",
     "size-F": "F (szerokość warstwy ukrytej)",
-    "size-N": "N (liczba GPU)",
+    "size-N": "n (liczba GPU)",
     "n-bad-option": "{N} (nie dzieli F)",
-    "not-divisible": "F = {F} nie dzieli się przez N = {N}: każde GPU musi dostać tyle samo kolumn. Wybierz N spośród {list}.",
+    "not-divisible": "F = {F} nie dzieli się przez n = {N}: każde GPU musi dostać tyle samo kolumn. Wybierz n spośród {list}.",
     "shape-problem": "Kształty X, A i B do siebie nie pasują.",
     "caption-X": "X: jeden token (długość D)",
     "caption-A": "A (D × F): podział kolumnami",
@@ -95,17 +98,17 @@ export const MESSAGES = {
     equal: "Równe: all-reduce daje dokładnie wynik bez podziału.",
     "not-equal": "Różne: największa różnica wynosi {diff}.",
     blocked: "Popraw zaznaczone pole powyżej, aby zobaczyć wyniki.",
-    "try-hint": "Uruchamia Twoje shard_mlp i tp_mlp na tych liczbach, w Pythonie, i pokazuje wynik obok wzorcowego.",
-    running: "Uruchamiam Twoje shard_mlp i tp_mlp…",
+    "try-hint": "Uruchamia twoje shard_mlp i tp_mlp na tych liczbach, w Pythonie, i pokazuje wynik obok wzorcowego.",
+    running: "Uruchamiam twoje shard_mlp i tp_mlp…",
     reference: "Wzorzec",
     yours: "Twój kod",
-    match: "Zgodne: Twoje tp_mlp daje wynik wzorcowy.",
-    mismatch: "Niezgodne: Twoje tp_mlp daje inny wynik.",
-    "bad-shape": ({ got, D }) => `Twoje tp_mlp zwróciło ${got}; dla jednego tokenu X powinno zwrócić ${D} ${D === 1 ? "liczbę" : "liczby"}.`,
-    "shard-count": "Wskazówka: Twoje shard_mlp nie zwróciło listy {N} par (A_i, B_i).",
-    "shard-pair": "Wskazówka: element {i} listy z shard_mlp nie jest parą (A_i, B_i).",
-    "shard-A": "Wskazówka: Twoje A_{i} to nie kolumny {cols} macierzy A.",
-    "shard-B": "Wskazówka: Twoje B_{i} to nie wiersze {cols} macierzy B.",
+    match: "Zgodne: twoje tp_mlp daje wynik wzorcowy.",
+    mismatch: "Niezgodne: twoje tp_mlp daje inny wynik.",
+    "bad-shape": ({ got, D }) => `Twoje tp_mlp zwróciło ${got}; dla jednego tokenu X powinno zwrócić ${D} ${inflect("pl", D, { one: "liczbę", few: "liczby", many: "liczb" })}.`,
+    "shard-count": "Podpowiedź: twoje shard_mlp nie zwróciło listy {N} par (A_i, B_i).",
+    "shard-pair": "Podpowiedź: element {i} listy z shard_mlp nie jest parą (A_i, B_i).",
+    "shard-A": "Podpowiedź: twoje A_{i} to nie kolumny {cols} macierzy A.",
+    "shard-B": "Podpowiedź: twoje B_{i} to nie wiersze {cols} macierzy B.",
     "not-numbers": "coś, co nie jest listą liczb",
   },
 };
@@ -285,18 +288,18 @@ export function mount(el, ctx) {
       "div",
       { class: "tpw-panel tpw-unsplit" },
       h("h4", {}, t(lang, "unsplit-title")),
-      line("XA", "XA", r.XA, gpuOf, "XA"),
-      line("GeLU(XA)", "GeLU(XA)", r.H, gpuOf, "GeLU-XA"),
-      line(t(lang, "label-Y-unsplit"), "Y = GeLU(XA)B", r.Y, null, "Y-unsplit")
+      line("XA", "XA", r.XA, gpuOf, "XA", lang),
+      line("GeLU(XA)", "GeLU(XA)", r.H, gpuOf, "GeLU-XA", lang),
+      line(t(lang, "label-Y-unsplit"), "Y = GeLU(XA)B", r.Y, null, "Y-unsplit", lang)
     );
     const cards = r.gpus.map((g, i) =>
       h(
         "article",
         { class: `tpw-gpu gpu-${i}`, "aria-label": t(lang, "gpu", { i }), "data-testid": `gpu-${i}` },
         h("h5", {}, h("span", { class: "tpw-gpu-badge" }, t(lang, "gpu", { i })), " ", h("span", { class: "tpw-owns" }, t(lang, "owns", { cols: range(...g.range), one: g.range[1] - g.range[0] === 1 }))),
-        h("div", { class: "tpw-shard" }, matrixView(sub("A", i), g.A_i), matrixView(sub("B", i), g.B_i)),
-        line(`GPU ${i} H_${i}`, [sub("H", i), " = GeLU(X", sub("A", i), ")"], g.H_i, null, `H-${i}`),
-        line(t(lang, "label-partial", { i }), [sub("Y", i), " = ", sub("H", i), sub("B", i)], g.Y_i, null, `Y-${i}`)
+        h("div", { class: "tpw-shard" }, matrixView(sub("A", i), g.A_i, lang), matrixView(sub("B", i), g.B_i, lang)),
+        line(`GPU ${i} H_${i}`, [sub("H", i), " = GeLU(X", sub("A", i), ")"], g.H_i, null, `H-${i}`, lang),
+        line(t(lang, "label-partial", { i }), [sub("Y", i), " = ", sub("H", i), sub("B", i)], g.Y_i, null, `Y-${i}`, lang)
       )
     );
     const partialNames = r.gpus.flatMap((_, i) => [i ? " + " : "", ...sub("Y", i)]);
@@ -304,14 +307,14 @@ export function mount(el, ctx) {
       "div",
       { class: "tpw-panel tpw-reduce" },
       h("h4", {}, t(lang, "reduce-title")),
-      line("Y (all-reduce)", [...partialNames, h("span", { class: "tpw-aside" }, ` (${t(lang, "reduce-sum", { N })})`)], r.allReduce, null, "Y-allreduce"),
-      line(t(lang, "label-Y-compare"), ["GeLU(XA)B", h("span", { class: "tpw-aside" }, ` (${t(lang, "unsplit")})`)], r.Y, null, "Y-unsplit-compare"),
+      line("Y (all-reduce)", [...partialNames, h("span", { class: "tpw-aside" }, ` (${t(lang, "reduce-sum", { N })})`)], r.allReduce, null, "Y-allreduce", lang),
+      line(t(lang, "label-Y-compare"), ["GeLU(XA)B", h("span", { class: "tpw-aside" }, ` (${t(lang, "unsplit")})`)], r.Y, null, "Y-unsplit-compare", lang),
       h(
         "p",
         { class: `tpw-verdict ${r.equal ? "is-equal" : "is-different"}`, "data-testid": "equal", "data-equal": String(r.equal) },
         h("span", { class: "tpw-icon", "aria-hidden": "true" }, r.equal ? "✓" : "✗"),
         " ",
-        r.equal ? t(lang, "equal") : t(lang, "not-equal", { diff: r.maxDiff.toExponential(2) })
+        r.equal ? t(lang, "equal") : t(lang, "not-equal", { diff: decimalIn(lang, r.maxDiff.toExponential(2)) })
       )
     );
     return [
@@ -339,20 +342,22 @@ export function mount(el, ctx) {
       const D = ref.Y.length;
       const yours = cmp.verdict === "bad-shape"
         ? t(lang, "bad-shape", { got: cmp.got ? JSON.stringify(L.outcome.results[1]) : t(lang, "not-numbers"), D })
-        : formatVector(cmp.got);
+        : formatVector(cmp.got, "()", lang);
       const shardHint = cmp.shardProblem && hintFor(cmp.shardProblem, ref, lang);
+      const sumHint = cmp.verdict === "mismatch" && missedSumHint(t, lang, cmp.got, ref.gpus.map((g) => g.Y_i));
       return [
         h(
           "table",
           { class: "tpw-compare" },
           h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t(lang, "reference")), h("th", { scope: "col" }, t(lang, "yours")))),
           h("tbody", {}, h("tr", {},
-            h("td", { "data-testid": "reference-Y", "aria-label": "Y (reference)" }, formatVector(ref.Y)),
+            h("td", { "data-testid": "reference-Y", "aria-label": "Y (reference)" }, formatVector(ref.Y, "()", lang)),
             h("td", { "data-testid": "learner-Y", "aria-label": "Y (your code)" }, yours)
           ))
         ),
         verdict(cmp.verdict === "match", t(lang, cmp.verdict === "match" ? "match" : "mismatch"), cmp.verdict),
         shardHint ? h("p", { class: "tpw-hint" }, shardHint) : null,
+        sumHint ? h("p", { class: "tpw-hint", "data-testid": "learner-sum-hint" }, sumHint) : null,
       ];
     });
   }
@@ -371,12 +376,12 @@ export function mount(el, ctx) {
 }
 
 /** One labelled result: "label = (0.841, 1.955)", entries optionally coloured by GPU. */
-function line(ariaLabel, label, values, gpuOf, testid) {
-  const entries = values.map((v, k) => {
-    const text = formatNumber(v);
-    return gpuOf ? h("span", { class: `tpw-entry gpu-${gpuOf(k)}` }, text) : text;
-  });
-  const joined = entries.flatMap((e, k) => (k ? [", ", e] : [e]));
+function line(ariaLabel, label, values, gpuOf, testid, lang) {
+  const texts = values.map((v) => formatNumber(v, lang));
+  const entries = texts.map((text, k) => (gpuOf ? h("span", { class: `tpw-entry gpu-${gpuOf(k)}` }, text) : text));
+  // Decimal commas (Polish) part the items with semicolons, as formatVector does.
+  const separator = texts.some((text) => text.includes(",")) ? "; " : ", ";
+  const joined = entries.flatMap((e, k) => (k ? [separator, e] : [e]));
   return h(
     "p",
     { class: "tpw-line" },
@@ -387,12 +392,12 @@ function line(ariaLabel, label, values, gpuOf, testid) {
 }
 
 /** A read-only matrix (a GPU's shard of A or B). */
-function matrixView(label, M) {
+function matrixView(label, M, lang) {
   return h(
     "figure",
     { class: "tpw-shard-matrix" },
     h("figcaption", {}, label),
-    h("table", { class: "tpw-grid tpw-readonly" }, h("tbody", {}, M.map((row) => h("tr", {}, row.map((v) => h("td", {}, formatNumber(v)))))))
+    h("table", { class: "tpw-grid tpw-readonly" }, h("tbody", {}, M.map((row) => h("tr", {}, row.map((v) => h("td", {}, formatNumber(v, lang)))))))
   );
 }
 

@@ -26,6 +26,15 @@ def embedding(ids, shards):
     return np.concatenate(f64(shards))[np.asarray(ids)]
 
 
+def embedding_shares(ids, shards):
+    """Y_i, GPU i's masked lookup (zeros for the ids it does not own): its share of E[ids]."""
+    ids, shards = np.asarray(ids), f64(shards)
+    size = len(shards[0])
+    return [np.where(((ids >= r * size) & (ids < (r + 1) * size))[:, None],
+                     s[out_of_shard(ids - r * size, size, "clip")], 0.0)
+            for r, s in enumerate(shards)]
+
+
 def out_of_shard(rows, size, mode):
     """Row indices moved into 0..size-1 as the learner's indexing did: clipped to the shard's
     edge (mode="clip") or wrapped around it (mode="wrap"). Not np.take(mode=...): it casts its
@@ -147,7 +156,8 @@ def ref():
     All are module-level functions of the checks folder: lessonkit's guard makes them refuse
     to run inside learner code, so a solution cannot borrow their answers."""
     return SimpleNamespace(
-        owned_range=owned_range, embedding=embedding, embedding_no_mask=embedding_no_mask,
+        owned_range=owned_range, embedding=embedding, embedding_shares=embedding_shares,
+        embedding_no_mask=embedding_no_mask,
         embedding_global_index=embedding_global_index, loss=loss, loss_local_max=loss_local_max,
         loss_max_not_added=loss_max_not_added, loss_target_not_masked=loss_target_not_masked,
         softmax=softmax, onehot=onehot, split=split,
@@ -172,7 +182,7 @@ def call_lookup(solution, name, *args):
             raise LearnerError(exc.message + "\n" + _(
                 "Hint: an IndexError here usually means a GPU looked for a target that is not "
                 "in its slice. logit_shards[i] holds only the columns start..end-1 of the "
-                "logits: only the GPU that owns token t's target finds it, at column "
+                "logits: only the GPU that owns token p's target finds it, at column "
                 "target - start; the other GPUs contribute 0 for it.")) from None
         raise LearnerError(exc.message + "\n" + _(
             "Hint: an IndexError here usually means a GPU looked up an id that is not in its "

@@ -20,11 +20,11 @@ def mistakes(ref, shards, targets):
            "softmax(z) − onehot(target), so the GPU that owns the target subtracts 1 there."),
          lambda: p),
         (_("every GPU subtracted 1 in its slice at column target mod V/n, whether or not it "
-           "owns the target. Only the GPU whose range holds token t's target has that column "
-           "(target − start); the other GPUs' slices have no −1 for token t."),
+           "owns the target. Only the GPU whose range holds token p's target has that column "
+           "(target − start); the other GPUs' slices have no −1 for token p."),
          lambda: p - ref.onehot(np.asarray(targets) % width, width)[None]),
         (_("your gradient is divided by T = {T}: that is the gradient of the mean loss. This "
-           "function asks for the gradient of the sum Σ_t loss_t, softmax(z) − onehot(target) "
+           "function asks for the gradient of the sum Σ_p loss_p, softmax(z) − onehot(target) "
            "for every token.", T=T), lambda: ref.grad(shards, targets) / T),
         (_("each GPU normalised the softmax over its own slice only. The denominator is the "
            "sum of exp(z − m) over the whole vocabulary: the same all-reduced sum the loss "

@@ -45,7 +45,7 @@ export const MESSAGES = {
     "step-2": "2. all-reduce SUM of Σ exp(z − m), each GPU with the same global m.",
     "step-2-wrong": "2. all-reduce SUM of Σ exp(z − mᵢ), each GPU with its own mᵢ: sums in different units.",
     "step-3": "3. all-reduce SUM of the target's logit: only its owner adds it, the others add 0.",
-    "step-4": "The loss on every GPU: m + log s − z_target, beside the loss from the full row.",
+    "step-4": "The loss on every GPU: m + log Σ − z_target, beside the loss from the full row.",
     "row-reduced": "all-reduced",
     "loss-split": "loss from the all-reduces",
     "loss-full": "loss from the full row (one device)",
@@ -86,20 +86,20 @@ export const MESSAGES = {
     "step-2": "2. all-reduce SUM z Σ exp(z − m), każde GPU z tym samym globalnym m.",
     "step-2-wrong": "2. all-reduce SUM z Σ exp(z − mᵢ), każde GPU z własnym mᵢ: sumy w różnych jednostkach.",
     "step-3": "3. all-reduce SUM logitu celu: dodaje go tylko jego właściciel, pozostałe dodają 0.",
-    "step-4": "Strata na każdym GPU: m + log s − z_cel, obok straty z pełnego wiersza.",
+    "step-4": "Strata na każdym GPU: m + log Σ − z_cel, obok straty z pełnego wiersza.",
     "row-reduced": "po all-reduce",
     "loss-split": "strata z all-reduce",
     "loss-full": "strata z pełnego wiersza (jedno urządzenie)",
     equal: "Równe: trzy all-reduce dają dokładnie stratę z pełnego wiersza.",
     "not-equal": "Różne: różnica do {diff}. Dopiero przeskalowanie do globalnego maksimum sprawia, że sumy z GPU można dodać.",
     blocked: "Popraw zaznaczone pole powyżej, aby zobaczyć wyniki.",
-    "try-hint": "Uruchamia Twoje vp_cross_entropy na tych kawałkach i celach i porównuje wynik ze wzorcowym.",
-    running: "Uruchamiam Twoje vp_cross_entropy…",
+    "try-hint": "Uruchamia twoje vp_cross_entropy na tych kawałkach i celach i porównuje wynik ze wzorcowym.",
+    running: "Uruchamiam twoje vp_cross_entropy…",
     yours: "Twoje vp_cross_entropy",
     reference: "wzorzec",
-    match: "Zgodne: Twoje vp_cross_entropy daje wzorcowe straty.",
-    mismatch: "Niezgodne: Twoje vp_cross_entropy daje inne straty.",
-    "local-max-hint": "Wskazówka: Twoje straty to straty błędu lokalnego maksimum (przełącznik powyżej): przed dodaniem przeskaluj sumę każdego GPU do globalnego maksimum m.",
+    match: "Zgodne: twoje vp_cross_entropy daje wzorcowe straty.",
+    mismatch: "Niezgodne: twoje vp_cross_entropy daje inne straty.",
+    "local-max-hint": "Podpowiedź: twoje straty to straty błędu lokalnego maksimum (przełącznik powyżej): przed dodaniem przeskaluj sumę każdego GPU do globalnego maksimum m.",
     "bad-shape": "Twoje vp_cross_entropy zwróciło {got}; oczekiwano {T} strat, po jednej na token.",
   },
 };
@@ -167,7 +167,9 @@ export function mount(el, ctx) {
   }
 
   function setStep(step) {
-    state.step = Math.max(0, Math.min(LAST_STEP, step));
+    // Steps 1 to 4: the slices (the "step-0" caption) show above every step, so there is
+    // nothing before step 1 to go back to.
+    state.step = Math.max(1, Math.min(LAST_STEP, step));
     compute();
   }
 
@@ -189,7 +191,7 @@ export function mount(el, ctx) {
   function compute() {
     const lang = state.lang;
     view.stepLabel.textContent = t(lang, "step", { k: state.step });
-    view.back.disabled = state.step === 0;
+    view.back.disabled = state.step === 1;
     view.next.disabled = view.all.disabled = state.step === LAST_STEP;
     const input = readInputs();
     view.current = input && { input, key: JSON.stringify([input, state.n]) };
@@ -212,12 +214,12 @@ export function mount(el, ctx) {
     const T = input.targets.length;
     const gpuRows = (values, testid, mark) => r.gpus.map((g, i) => h("tr", { class: `gpu-${i}` },
       h("th", { scope: "row" }, h("span", { class: "tpw-gpu-badge" }, t(lang, "gpu", { i })), " ", h("span", { class: "tpw-aside" }, t(lang, "owns", { start: g.start, last: g.end - 1 }))),
-      values(g).map((v, k) => h("td", { "data-testid": `${testid}-${i}-${k}`, class: mark && mark(g, k) ? "vocab-loss-owner" : null }, formatNumber(v)))));
+      values(g).map((v, k) => h("td", { "data-testid": `${testid}-${i}-${k}`, class: mark && mark(g, k) ? "vocab-loss-owner" : null }, formatNumber(v, lang)))));
     const table = (caption, rowsEl, reduced, testid, op) => h("table", { class: "vocab-loss-table" },
       h("caption", {}, caption),
       h("thead", {}, h("tr", {}, h("td"), Array.from({ length: T }, (_, k) => h("th", { scope: "col" }, t(lang, "token", { t: k }))))),
       h("tbody", {}, rowsEl, reduced ? h("tr", { class: "vocab-loss-reduced" }, h("th", { scope: "row" }, `${op} → ${t(lang, "row-reduced")}`),
-        reduced.map((v, k) => h("td", { "data-testid": `${testid}-${k}` }, formatNumber(v)))) : null));
+        reduced.map((v, k) => h("td", { "data-testid": `${testid}-${k}` }, formatNumber(v, lang)))) : null));
     const out = [h("p", { class: "vocab-loss-caption" }, t(lang, "step-0"))];
     if (state.step >= 1) out.push(table(t(lang, wrong ? "step-1-wrong" : "step-1"), gpuRows((g) => g.localMax, "local-max"), wrong ? null : r.m, "m", "MAX"));
     if (state.step >= 2) out.push(table(t(lang, wrong ? "step-2-wrong" : "step-2"), gpuRows((g) => g.localSum, "local-sum"), r.s, "s", "SUM"));
@@ -227,11 +229,11 @@ export function mount(el, ctx) {
       const equal = diff <= 1e-9 * Math.max(1, ...r.fullLoss.map(Math.abs));
       out.push(h("div", { class: "tpw-panel vocab-loss-result" },
         h("p", { class: "vocab-loss-caption" }, t(lang, "step-4")),
-        h("p", { class: "tpw-line" }, h("span", { class: "tpw-label" }, t(lang, "loss-split")), " ≈ ", h("output", { "data-testid": "loss-split" }, formatVector(r.loss))),
-        h("p", { class: "tpw-line" }, h("span", { class: "tpw-label" }, t(lang, "loss-full")), " ≈ ", h("output", { "data-testid": "loss-full" }, formatVector(r.fullLoss))),
+        h("p", { class: "tpw-line" }, h("span", { class: "tpw-label" }, t(lang, "loss-split")), " ≈ ", h("output", { "data-testid": "loss-split" }, formatVector(r.loss, "()", lang))),
+        h("p", { class: "tpw-line" }, h("span", { class: "tpw-label" }, t(lang, "loss-full")), " ≈ ", h("output", { "data-testid": "loss-full" }, formatVector(r.fullLoss, "()", lang))),
         h("p", { class: `tpw-verdict ${equal ? "is-equal" : "is-different"}`, "data-testid": "equal", "data-equal": String(equal) },
           h("span", { class: "tpw-icon", "aria-hidden": "true" }, equal ? "✓" : "✗"), " ",
-          equal ? t(lang, "equal") : t(lang, "not-equal", { diff: formatNumber(diff) }))));
+          equal ? t(lang, "equal") : t(lang, "not-equal", { diff: formatNumber(diff, lang) }))));
     }
     return out;
   }
@@ -254,9 +256,9 @@ export function mount(el, ctx) {
       const close = (want) => numbers && losses.every((v, k) => Math.abs(v - want[k]) <= 1e-6 * Math.max(1, Math.abs(want[k])));
       const match = close(ref);
       return [
-        h("p", { class: "tpw-line" }, h("span", { class: "tpw-label" }, t(lang, "reference")), " ≈ ", h("output", { "data-testid": "reference-loss" }, formatVector(ref))),
+        h("p", { class: "tpw-line" }, h("span", { class: "tpw-label" }, t(lang, "reference")), " ≈ ", h("output", { "data-testid": "reference-loss" }, formatVector(ref, "()", lang))),
         h("p", { class: "tpw-line" }, h("span", { class: "tpw-label" }, t(lang, "yours")), " ", h("output", { "data-testid": "learner-loss" },
-          numbers ? `≈ ${formatVector(losses)}` : t(lang, "bad-shape", { got: JSON.stringify(losses), T: ref.length }))),
+          numbers ? `≈ ${formatVector(losses, "()", lang)}` : t(lang, "bad-shape", { got: JSON.stringify(losses), T: ref.length }))),
         verdict(match, t(lang, match ? "match" : "mismatch"), match ? "match" : "mismatch"),
         !match && close(L.localMax) ? h("p", { class: "tpw-hint", "data-testid": "learner-hint" }, t(lang, "local-max-hint")) : null,
       ];

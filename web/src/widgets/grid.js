@@ -49,12 +49,17 @@ export function inputGrid({ name, values, vector = false, cellClass, rowHead, co
   return { table, inputs };
 }
 
-/** Reads a grid: {values: number[][] | null, errors: [{input, name, text, reason}]}. */
-export function readGrid(inputs) {
+/**
+ * Reads a grid: {values: number[][] | null, errors: [{input, name, text, reason}]}. `limit`:
+ * the largest magnitude the widget's arithmetic stays finite and readable for; a larger
+ * entry is "too-large", like one beyond what a float holds.
+ */
+export function readGrid(inputs, { limit = Infinity } = {}) {
   const errors = [];
   const values = inputs.map((row) =>
     row.map((input) => {
-      const parsed = parseEntry(input.value);
+      let parsed = parseEntry(input.value);
+      if (parsed.ok && Math.abs(parsed.value) > limit) parsed = { ok: false, reason: "too-large" };
       if (parsed.ok) return parsed.value;
       errors.push({ input, name: input.getAttribute("aria-label"), text: input.value.trim(), reason: parsed.reason });
       return NaN;

@@ -42,14 +42,19 @@ const MINUS = "\u2212";
 
 /**
  * Three decimals, trailing zeros dropped ("0.841", "4", "1.5"), a real minus sign, and never
- * "−0": anything that rounds to zero prints as "0".
+ * "−0": anything that rounds to zero prints as "0". In `lang`'s way: Polish "0,841".
  */
-export function formatNumber(v) {
+export function formatNumber(v, lang = "en") {
   if (!Number.isFinite(v)) return String(v);
   let s = v.toFixed(3);
   if (s.includes(".")) s = s.replace(/0+$/, "").replace(/\.$/, "");
   if (s === "-0") s = "0";
-  return s.replace("-", MINUS);
+  return decimalIn(lang, s.replace("-", MINUS));
+}
+
+/** A number written with a decimal point, with `lang`'s decimal separator instead. */
+export function decimalIn(lang, text) {
+  return lang === "pl" ? text.replace(".", ",") : text;
 }
 
 /** True when formatNumber shows v exactly (so the page may write "=" rather than "≈"). */
@@ -57,9 +62,15 @@ export function isShownExactly(v) {
   return Math.abs(v - Number(v.toFixed(3))) < 1e-12;
 }
 
-/** "(1.682, 2.796)" for the worked example's vectors, "[4, 3]" with brackets = "[]". */
-export function formatVector(v, brackets = "()") {
-  return brackets[0] + v.map(formatNumber).join(", ") + brackets[1];
+/**
+ * "(1.682, 2.796)" for the worked example's vectors, "[4, 3]" with brackets = "[]". Polish
+ * writes decimal commas, so its items are parted by semicolons where any has one:
+ * "(1,682; 2,796)".
+ */
+export function formatVector(v, brackets = "()", lang = "en") {
+  const items = v.map((x) => formatNumber(x, lang));
+  const comma = lang === "pl" && items.some((x) => x.includes(","));
+  return brackets[0] + items.join(comma ? "; " : ", ") + brackets[1];
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ export const TRY_MINE_MESSAGES = {
     printed: "Printed output",
   },
   pl: {
-    "try-button": "Sprawdź moim kodem",
+    "try-button": "Sprawdź mój kod",
     failed: "Twój kod nie zadziałał na tym przykładzie:",
     stale: "Liczby zmieniły się od tego uruchomienia; naciśnij przycisk ponownie.",
     printed: "Wypisany tekst",
