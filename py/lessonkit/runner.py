@@ -13,7 +13,7 @@ import pytest
 from _pytest.reports import TestReport
 from _pytest.runner import runtestprotocol
 
-from . import guard, hints, i18n, learner
+from . import guard, hints, i18n, intact, learner
 from .capture import CappedOutput, redirected
 from . import checking
 from .channel import InProcess, Learner
@@ -78,6 +78,7 @@ def _grade(lesson, source, channel, on_event, timed_out, crashed, time_used_s, l
     run = _Run(lesson, on_event, timed_out, started - time_used_s, guarded)
     run.crashed = set(crashed)
     solution = Learner(lesson, source, lang, channel, out)
+    checks_before = intact.snapshot(lesson.checks_dir)
     with _announcing_calls(run), \
             guard.session(lesson.checks_dir.resolve()) if guarded else nullcontext(), \
             redirected(out), alarm_handler(), warnings.catch_warnings():
@@ -89,6 +90,12 @@ def _grade(lesson, source, channel, on_event, timed_out, crashed, time_used_s, l
         finally:
             if own_channel:
                 channel.close()
+    changed = intact.put_back(lesson.checks_dir, checks_before)
+    if changed:
+        run.end("checks", _("The lesson's check files stay as they were"), "error", _(
+            "Your code changed the lesson's check files ({files}) while it was graded. They "
+            "were put back as they were, and this run does not count.",
+            files=", ".join(changed)))
     notes = solution.notes
     checks = [CheckResult(*r, hints=() if r[2] == "passed" else
                           tuple(hints.steps_for(lesson_hints, r[0]))) for r in run.results]
