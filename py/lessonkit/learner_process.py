@@ -304,14 +304,15 @@ def forbid_inspection() -> None:
 
 
 def grade_split(lesson: Lesson, source: str, *, lang: str = i18n.DEFAULT,
-                channel: LearnerProcess | None = None) -> Report:
-    """`lessonkit grade`: grade here, learner code in a child process (`channel`, or a new one
-    that ends with the run). What the child wrote to its own stdout and stderr (os.write,
-    sys.__stdout__) follows the captured output in the report."""
+                channel: LearnerProcess | None = None, **options) -> Report:
+    """`lessonkit grade` and `lessonkit.grade()`: grade here, learner code in a child process
+    (`channel`, or a new one that ends with the run); `options` are grade()'s. What the child
+    wrote to its own stdout and stderr (os.write, sys.__stdout__) follows the captured output
+    in the report."""
     own = channel is None
     channel = channel or LearnerProcess(lesson)
     try:
-        report = grade(lesson, source, learner=channel, lang=lang)
+        report = grade(lesson, source, learner=channel, lang=lang, **options)
     finally:
         if own:
             channel.close()

@@ -13,12 +13,15 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT / "tools"), str(ROOT / "tests" / "pyodide_node")]
 
 from lessonkit import grade, load_lesson  # noqa: E402
+from lessonkit.learner_process import LearnerProcess  # noqa: E402
 from lessonkit.playground import run_calls  # noqa: E402
 from python_loading import HoldBack  # noqa: E402
 from sitebuild.serve import serve_in_thread  # noqa: E402
 from sitebuild.testing import shared_site  # noqa: E402
 
 LESSONS = sorted(p.parent for p in (ROOT / "lessons").glob("*/lesson.toml"))
+# The seed of the checks' arguments drawn fresh (grade's `seed`), the same in CPython and Pyodide.
+PARITY_SEED = 2026
 # The page's "try with my code" requests, per lesson that has one here: the playground code is
 # the same for every lesson, so one worked example (tp-mlp's, shard_mlp then tp_mlp on the
 # lesson's numbers, and gelu on values far out) shows that Pyodide answers as CPython does.
@@ -51,8 +54,13 @@ def cpython_results():
             lesson = load_lesson(lesson_dir)
             sources = solutions(lesson)
             calls = CALLS.get(lesson.id)
+            # One learner process for the lesson's solutions, as `lessonkit check` grades them;
+            # the checks' fresh arguments drawn from PARITY_SEED here and in Pyodide.
+            with LearnerProcess(lesson) as learner:
+                reports = {name: grade(lesson, source, learner=learner, seed=PARITY_SEED).to_dict()
+                           for name, source in sources.items()}
             cache[lesson_dir.name] = {
-                "reports": {name: grade(lesson, source).to_dict() for name, source in sources.items()},
+                "reports": reports,
                 "calls": {name: run_calls(lesson, source, calls) for name, source in sources.items()} if calls else {}}
         return cache[lesson_dir.name]
     return results
@@ -66,7 +74,8 @@ def pyodide_results():
     if missing():
         pytest.skip(missing())
     lessons = [load_lesson(d) for d in LESSONS]
-    _, results = grade_lessons_in_pyodide([(l, solutions(l), CALLS.get(l.id)) for l in lessons])
+    _, results = grade_lessons_in_pyodide([(l, solutions(l), CALLS.get(l.id)) for l in lessons],
+                                          seed=PARITY_SEED)
     out = {l.id: {"reports": {}, "calls": {}} for l in lessons}
     for r in results:
         out[r["lesson"]]["calls" if "calls" in r else "reports"][r["name"]] = r.get("calls", r.get("report"))
