@@ -78,7 +78,8 @@ def _grade(args) -> int:
     forbid_inspection()
     report = grade_split(lesson, source, lang=args.lang)
     # Whatever the terminal's encoding (PYTHONIOENCODING, a C locale), the report is printed.
-    sys.stdout.reconfigure(errors="backslashreplace")
+    if hasattr(sys.stdout, "reconfigure"):
+        sys.stdout.reconfigure(errors="backslashreplace")
     print(report.to_json(indent=2) if args.json else render(report, lesson.title))
     return 0 if report.passed else 1
 
