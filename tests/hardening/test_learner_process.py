@@ -132,6 +132,62 @@ for _ in range(96):
     assert peak < 24 * 2**20, f"the grader's allocations peaked at {peak / 2**20:.0f} MB"
 
 
+# Its first gelu call answers with a forged line holding complex(10**400, 0) on the channel the
+# grader reads (the descriptor from sys.argv, the request's number from the garbage collector),
+# its first shard_mlp call with one nested 100,000 lists deep, each then ending the process.
+FORGED = r'''
+import gc
+import os
+import sys
+
+import numpy as np
+
+
+def _forge(flag, got, args):
+    # Once per grading run (the flag file lives in the scratch folder, which outlives a
+    # process): answer the running request with `got`, raw JSON, well-formed otherwise
+    # (`args` inputs as left), and end.
+    if os.path.exists(flag):
+        return
+    open(flag, "w").close()
+    seq = max(o["seq"] for o in gc.get_objects()
+              if type(o) is dict and o.get("op") == "call" and type(o.get("seq")) is int)
+    fd_out = int(sys.argv[sys.argv.index("--serve") + 2])
+    line = ('{"seq": %d, "kind": "returned", "got": %s, "after": %s, "params": %s, '
+            '"dtypes": [], "stdout": "", "stdout_truncated": false}\n'
+            % (seq, got, [0] * args, ["a%d" % i for i in range(args)])).replace("'", '"')
+    os.write(fd_out, line.encode())
+    os._exit(0)
+
+
+def gelu(x):
+    _forge("forged-overflow", '{"complex": [%d, 0]}' % 10**400, 1)
+    return np.zeros_like(np.asarray(x, dtype=float))
+
+
+def shard_mlp(A, B, n):
+    _forge("forged-nesting", "[" * 100_000 + "]" * 100_000, 3)
+    return [(A * 0, B * 0)] * n
+
+
+def tp_mlp(X, shards):
+    return np.zeros(np.asarray(X).shape)
+'''
+
+
+def test_answers_the_grader_cannot_decode_are_the_learners(lesson_dir):
+    """Decoding a forged answer overflows (OverflowError) or recurses (RecursionError) in the
+    grader: that check is the learner's unreadable answer, never a bug in the lesson."""
+    lesson = load_lesson(lesson_dir)
+    report = grade_split(lesson, FORGED)
+    first_gelu, first_shard = (next(c for c in report.checks if c.id.startswith(f"{file}::"))
+                               for file in ("test_gelu", "test_shard_mlp"))
+    for check in (first_gelu, first_shard):
+        assert check.status == "error" and "could not read" in check.message, check
+    assert not [c for c in report.checks if "bug in the lesson" in c.message]
+    assert not report.passed
+
+
 def _cli(case: str, lesson_dir, tmp_path, *flags, encoding="utf-8"):
     solution = tmp_path / "solution.py"
     solution.write_text((CASES_DIR / f"{case}.py").read_text(encoding="utf-8"), encoding="utf-8")
