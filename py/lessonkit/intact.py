@@ -11,7 +11,9 @@ from pathlib import Path
 
 
 def snapshot(root: Path) -> dict[str, tuple[str, bytes] | None]:
-    """Every file under `root`: its path -> (sha256, bytes), or None if it cannot be read."""
+    """Every file under `root`: its path -> (sha256 and mode, bytes), or None if it cannot be
+    read. The mode too: a confined learner process may still chmod files its user owns
+    (Landlock does not cover metadata)."""
     out = {}
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames.sort()
@@ -20,10 +22,11 @@ def snapshot(root: Path) -> dict[str, tuple[str, bytes] | None]:
             try:
                 with open(path, "rb") as f:
                     data = f.read()
+                    mode = os.stat(f.fileno()).st_mode
             except OSError:
                 out[path] = None
                 continue
-            out[path] = hashlib.sha256(data).hexdigest(), data
+            out[path] = f"{hashlib.sha256(data).hexdigest()} {mode:o}", data, mode
     return out
 
 
@@ -41,6 +44,7 @@ def put_back(root: Path, before: dict) -> list[str]:
                 os.makedirs(os.path.dirname(path), exist_ok=True)
                 with open(path, "wb") as f:
                     f.write(before[path][1])
+                os.chmod(path, before[path][2] & 0o7777)
         except OSError:
             pass  # still reported: the run does not count
     return [os.path.relpath(p, root) for p in changed]

@@ -51,6 +51,13 @@ _try("parent environ", lambda: open(f"/proc/{os.getppid()}/environ").read())
 _try("write checks", lambda: _write(os.path.join(LESSON, "checks", "test_gelu.py")))
 _try("write outside", lambda: _write(os.path.join(os.path.dirname(LESSON), "planted.py")))
 _try("write scratch", lambda: _write("mine.txt"))
+_try("signal the grader", lambda: os.kill(os.getppid(), 0))
+try:  # as root: only with a capability it no longer has
+    import resource
+    resource.setrlimit(resource.RLIMIT_AS, (resource.RLIM_INFINITY,) * 2)
+    print("raise memory limit GOT it")
+except (OSError, ValueError):
+    print("raise memory limit DENIED")
 '''
 
 
@@ -77,7 +84,8 @@ def test_learner_process_reaches_only_its_scratch_folder(lesson_with_reference):
     assert lines == {"reference": "DENIED", "checks": "DENIED", "engine-side reference": "DENIED",
                      "parent cmdline": "DENIED", "parent environ": "DENIED",
                      "write checks": "DENIED", "write outside": "DENIED",
-                     "write scratch": "None"}, report.stdout
+                     "write scratch": "None", "signal the grader": "DENIED",
+                     "raise memory limit": "DENIED"}, report.stdout
     assert report.passed
     assert tree(lesson_with_reference) == before
 
@@ -87,16 +95,20 @@ def test_fallback_rewritten_checks_are_put_back_and_reported(lesson_with_referen
     rights: it can rewrite the checks. The grader finds out before writing the report, puts
     them back, and the run does not pass; the next run grades as before."""
     before = tree(lesson_with_reference)
+    shard_checks = lesson_with_reference / "checks" / "test_shard_mlp.py"
+    mode = shard_checks.stat().st_mode
+    chmod = f"\nos.chmod({str(shard_checks)!r}, 0o200)\n"  # metadata: Landlock allows it too
     lesson = load_lesson(lesson_with_reference)
     with LearnerProcess(lesson, confine=False) as learner:
-        report = grade_split(lesson, snoop(lesson_with_reference), channel=learner)
+        report = grade_split(lesson, snoop(lesson_with_reference) + chmod, channel=learner)
         assert learner.confined == "none: not asked to"
         assert "parent cmdline GOT" in report.stdout  # nothing confined it
         assert not report.passed
         changed = report.check("checks")
         assert changed.status == "error"
-        assert "(test_gelu.py)" in changed.message and "put back" in changed.message
-        assert tree(lesson_with_reference) == before
+        assert "(test_gelu.py, test_shard_mlp.py)" in changed.message, changed.message
+        assert "put back" in changed.message
+        assert tree(lesson_with_reference) == before and shard_checks.stat().st_mode == mode
         assert (lesson_with_reference.parent / "planted.py").is_file()  # the user's rights
         assert grade_split(lesson, REFERENCE, channel=learner).passed
         zeros = load_case(CASES_DIR / "all_zeros.py")
