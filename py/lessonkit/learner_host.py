@@ -382,15 +382,16 @@ def prepare(lesson_dir: str) -> str:
 
 
 def serve(fd_in: int, fd_out: int, memory_mb: int | None = None,
-          confine: tuple[str, str, str] | None = None) -> None:
+          confine: tuple[str, str] | None = None, readable: list[str] = ()) -> None:
     """Answer requests from `fd_in` on `fd_out`, one JSON line each, until `fd_in` closes.
-    `confine`: (scratch folder, lesson copy, author's lesson folder), see lessonkit.confine."""
+    `confine`: (scratch folder, author's lesson folder), with `readable` folders (the lesson
+    copy, pinned packages): see lessonkit.confine."""
     _limit_memory(memory_mb)
     confined = "none: not asked to"
     if confine:
         from .confine import confine as apply
-        work, lesson_copy, hidden = map(Path, confine)
-        confined = apply(work, [lesson_copy], hidden.resolve())
+        work, hidden = map(Path, confine)
+        confined = apply(work, [Path(p) for p in readable], hidden.resolve())
     sys.stdin = io.StringIO("")
     def send(message: dict) -> None:
         data = (json.dumps(message, allow_nan=False) + "\n").encode()
@@ -448,9 +449,10 @@ def main(argv=None) -> None:
     parser.add_argument("--serve", nargs=2, type=int, metavar=("FD_IN", "FD_OUT"),
                         required=True)
     parser.add_argument("--memory-mb", type=int, default=None)
-    parser.add_argument("--confine", nargs=3, metavar=("WORK", "LESSON_COPY", "HIDDEN"))
+    parser.add_argument("--confine", nargs=2, metavar=("WORK", "HIDDEN"))
+    parser.add_argument("--readable", action="append", default=[])
     args = parser.parse_args(argv)
-    serve(*args.serve, memory_mb=args.memory_mb, confine=args.confine)
+    serve(*args.serve, memory_mb=args.memory_mb, confine=args.confine, readable=args.readable)
 
 
 if __name__ == "__main__":

@@ -38,6 +38,7 @@ from .wire import PROTOCOL
 from .hints import FILENAME as HINTS_FILE
 from .lesson import Lesson
 from .report import Report
+from .requirements import installed
 from .runner import grade
 
 _PACKAGE_PARENT = str(Path(__file__).resolve().parent.parent)
@@ -66,6 +67,10 @@ class LearnerProcess:
         self.work = self.scratch / "work"
         self.work.mkdir()
         self.lesson_copy = _copy_shipped(lesson, self.scratch / "lesson" / lesson.path.name)
+        # What the child may read besides the interpreter: its lesson copy, and the lesson's
+        # pinned packages, installed here first (the child cannot write the wheel cache).
+        self.readable = [self.lesson_copy,
+                         *(Path(f).parent for f in installed(lesson.requirements))]
         self.raw = CappedOutput(lesson.limits.output_lines, lesson.limits.output_bytes)
         self.max_bytes = PROTOCOL["sab"]["bytes_capacity"]
         self.proc: subprocess.Popen | None = None
@@ -93,7 +98,8 @@ class LearnerProcess:
         if self.memory_mb:
             args += ["--memory-mb", str(self.memory_mb)]
         if self.confine:
-            args += ["--confine", str(self.work), str(self.lesson_copy), str(self.hidden)]
+            args += ["--confine", str(self.work), str(self.hidden)]
+            args += [a for path in self.readable for a in ("--readable", str(path))]
         self.proc = subprocess.Popen(
             args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             pass_fds=(to_child, from_child), cwd=self.work, env=env, start_new_session=True)
