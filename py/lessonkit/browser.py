@@ -34,19 +34,20 @@ def prepare(lesson_dir: str, warm_up: bool = True) -> str:
 
 def grade_json(lesson_dir: str, source: str, timed_out_json: str = "[]", on_event=None,
                crashed_json: str = "[]", time_used_s: float = 0.0, lang: str = "en",
-               learner_call=None) -> str:
+               learner_call=None, seed: int | None = None) -> str:
     """Grade and return the report JSON. `on_event(event_json)` gets each progress event.
     After a restart the worker passes what it learned: checks that timed out (`{id: the
     function it was running}`) or during which Python died, and the seconds already spent
     (see `grade`). `lang`: the page's language. `learner_call(request_json, time_limit_s)
     -> response_json` (synchronous): grade through it, learner code running elsewhere (the
-    learner worker); without it, learner code runs in this interpreter."""
+    learner worker); without it, learner code runs in this interpreter. `seed`: grade()'s
+    (tests that compare two runs; the page leaves it out)."""
     emit = None if on_event is None else (lambda event: on_event(json.dumps(event)))
     channel = None if learner_call is None else Callback(learner_call)
     report = grade(loaded_lesson(lesson_dir), source, learner=channel, on_event=emit,
                    timed_out=json.loads(timed_out_json or "[]"),
                    crashed=json.loads(crashed_json or "[]"), time_used_s=time_used_s,
-                   lang=lang)
+                   lang=lang, seed=seed)
     return report.to_json()
 
 

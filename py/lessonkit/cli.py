@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import unicodedata
 from pathlib import Path
 
 from . import golden, hints, i18n, starters
@@ -79,23 +80,41 @@ def _grade(args) -> int:
     # can reach), this process decides the verdicts and prints the report.
     forbid_inspection()
     report = grade_split(lesson, source, lang=args.lang)
+    # Whatever the terminal's encoding (PYTHONIOENCODING, a C locale), the report is printed.
+    if hasattr(sys.stdout, "reconfigure"):
+        sys.stdout.reconfigure(errors="backslashreplace")
     print(report.to_json(indent=2) if args.json else render(report, lesson.title))
     return 0 if report.passed else 1
 
 
 def render(report, title: str) -> str:
-    """The report for a terminal."""
-    lines = [f"{report.lesson}: {title}", ""]
+    """The report for a terminal: every text in it shown(), since learner code reaches the
+    output and the messages."""
+    lines = [f"{shown(report.lesson)}: {shown(title)}", ""]
     for c in report.checks:
-        lines.append(f"{MARKS[c.status]:>7}  {c.title}  [{c.id}]")
+        lines.append(f"{MARKS[c.status]:>7}  {shown(c.title)}  [{shown(c.id)}]")
         if c.message:
-            lines.extend("           " + line for line in c.message.splitlines())
+            lines.extend("           " + line for line in shown(c.message).splitlines())
     if report.stdout:
-        lines += ["", "Your output:"] + ["  " + line for line in report.stdout.splitlines()]
+        lines += ["", "Your output:"] + ["  " + line for line in shown(report.stdout).splitlines()]
     passed = sum(c.status == "passed" for c in report.checks)
     lines += ["", f"{passed} of {len(report.checks)} checks passed "
                   f"({report.duration_ms:.0f} ms)."]
     return "\n".join(lines)
+
+
+# What a terminal would act on instead of showing: control characters (ANSI escapes, carriage
+# returns, backspaces), format characters (bidirectional overrides), line and paragraph
+# separators, lone surrogates.
+_UNSHOWN = {"Cc", "Cf", "Cs", "Zl", "Zp"}
+
+
+def shown(text: str) -> str:
+    """`text` with every character a terminal would act on written as its escape (`\x1b`,
+    `\u202e`): learner text cannot move the cursor, clear the screen or draw a fake report.
+    New lines and tabs stay."""
+    return "".join(ch if ch in "\n\t" or unicodedata.category(ch) not in _UNSHOWN
+                   else ascii(ch)[1:-1] for ch in text)
 
 
 def _check(args) -> int:
@@ -171,7 +190,7 @@ def _solution_problems(lesson, lesson_hints, learner) -> tuple[list[str], dict]:
     Returns (problems, {solution name: golden report}), each solution graded in every language."""
     problems = []
     sources = golden.solutions(lesson)
-    reports = {name: {lang: grade(lesson, source, learner=learner, lang=lang)
+    reports = {name: {lang: grade(lesson, source, learner=learner, lang=lang, seed=golden.SEED)
                       for lang in lesson.languages}
                for name, source in sources.items()}
     report = reports[golden.REFERENCE][lesson.languages[0]]

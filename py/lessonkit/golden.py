@@ -11,7 +11,7 @@ steps (a function of the check id and hints.toml
 alone, they would repeat in every file), not the timings, not the solution's own output (in
 CPython numpy warns about overflows, WebAssembly has no floating-point flags to warn from), nothing
 with an address. Checks draw their random problems from seeded generators
-(`np.random.default_rng(seed)`): a check whose message changes from one run to the next shows up
+(`np.random.default_rng(seed)`, or the runner's `fresh` fixture, seeded with SEED here): a check whose message changes from one run to the next shows up
 as drift at the next `lessonkit check`. Between CPython and Pyodide one thing may differ: which of
 two equally large differences a message names (`largest difference at index ...`) depends on the
 last bit of each platform's libm, so `comparable` drops that index and its values (same_grades)."""
@@ -24,6 +24,9 @@ from pathlib import Path
 GOLDEN_DIR = "golden"
 REFERENCE = "reference"
 UPDATE = "python -m lessonkit check --update"
+# The seed of the checks' `fresh` arguments when a lesson's solutions are graded for (and compared
+# with) their golden reports, in CPython and in Pyodide: a learner's Run draws a new one.
+SEED = 2026
 # Where two entries are off by the same amount (ReLU for GeLU at x and -x), which one a message
 # calls "largest" depends on the last bit of the platform's tanh and exp; the rest does not.
 TIE = re.compile(r"largest difference at index \[[^\]]*\]: expected \S+, got \S+ ")

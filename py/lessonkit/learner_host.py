@@ -26,6 +26,7 @@ import json
 import os
 import sys
 from contextlib import ExitStack, contextmanager, nullcontext
+from pathlib import Path
 
 import numpy
 
@@ -143,15 +144,20 @@ class Host:
             except LearnerError as exc:
                 return self._answer(message, out, kind="raised", message=exc.message,
                                     line=exc.line, fatal=exc.fatal)
+        try:
+            encoded = wire.encode(got), [wire.encode(a) for a in after]
+        except (wire.WireError, RecursionError) as exc:
+            return self._answer(message, out, kind="raised", line=None, fatal=False, message=_(
+                "{name} returned a value the grader cannot read ({problem}). Return numbers, "
+                "arrays, lists or tuples of them.", name=name, problem=str(exc)))
         size = _bytes_in((got, after))
         if size > _MAX_ANSWER_BYTES:  # it could not cross the channel whole (protocol.json)
             return self._answer(message, out, kind="raised", line=None, fatal=False, message=_(
                 "{name} returned about {mb} MB of numbers, far more than any check expects, "
                 "so it was not checked. Look at the shape of what you return.",
                 name=name, mb=f"{size / 2**20:.0f}"))
-        return self._answer(message, out, kind="returned", got=wire.encode(got),
-                            after=[wire.encode(a) for a in after], params=list(names),
-                            dtypes=sorted(dtypes))
+        return self._answer(message, out, kind="returned", got=encoded[0], after=encoded[1],
+                            params=list(names), dtypes=sorted(dtypes))
 
     # --- run_calls ----------------------------------------------------------------------
     def _run_calls(self, message: dict) -> dict:
@@ -252,7 +258,9 @@ def unusable(value) -> Unusable:
 
 def plain(value, dtypes: set):
     """Plain data (float64 or complex copies, lists, tuples, Python numbers): no learner
-    method (__array__, __float__, __eq__, ...) runs once the checks start comparing."""
+    method (__array__, __float__, __eq__, ...) runs once the checks start comparing.
+    Whatever numpy reads as numbers becomes them here: an object array of floats
+    (np.frompyfunc's), an array.array, a Fraction, a Decimal, a learner's number class."""
     if isinstance(value, (_ndarray, _np_generic)):
         dtypes.add(str(value.dtype))
         kind = value.dtype.kind
@@ -260,6 +268,9 @@ def plain(value, dtypes: set):
             return _np_array(value, dtype=_float64)
         if kind == "c":
             return _np_array(value, dtype=complex)
+        if kind == "O":
+            numbers = _object_numbers(value)
+            return unusable(value) if numbers is None else numbers
         return unusable(value)
     if isinstance(value, tuple):
         return tuple(plain(v, dtypes) for v in value)
@@ -271,17 +282,40 @@ def plain(value, dtypes: set):
     if isinstance(value, bool) or value is None:
         return value if value is None else bool(value)
     if isinstance(value, int):
+        if not -wire.MAX_INT < value < wire.MAX_INT:
+            return Unusable(_("a whole number too large for any float"))
         return int(value)
     if isinstance(value, float):
         return float(value)
     if isinstance(value, complex):
         return complex(value)
-    if hasattr(value, "__array__"):  # an array-like of the learner's making: convert it now
+    if isinstance(value, (str, bytes, bytearray)):  # numpy reads "1.5" as a number: no
+        return unusable(value)
+    # Anything else numpy reads (an array-like of the learner's making, array.array, a
+    # Fraction, a Decimal): converted now, on this side.
+    try:
+        array = _np_array(value)
+    except (TypeError, ValueError, ArithmeticError):
+        return unusable(value)
+    if array.dtype.kind == "O" and _object_numbers(array) is None:
+        return unusable(value)  # it says what the learner's object is, not "an array"
+    converted = plain(array, dtypes)
+    if array.ndim == 0 and isinstance(converted, _ndarray):  # one number: a Python number
+        return converted[()].item()
+    return converted
+
+
+def _object_numbers(array):
+    """An object array's numbers as float64 (or complex) copies, or None if some entry is
+    not a number numpy can read (text is not one here)."""
+    if any(isinstance(v, (str, bytes, bytearray)) for v in array.flat):
+        return None
+    for dtype in (_float64, complex):
         try:
-            return plain(_np_array(value), dtypes)
-        except (TypeError, ValueError):
-            pass
-    return unusable(value)
+            return _np_array(array, dtype=dtype)
+        except (TypeError, ValueError, ArithmeticError):
+            continue
+    return None
 
 
 def as_left(value):
@@ -347,9 +381,17 @@ def prepare(lesson_dir: str) -> str:
     return json.dumps({"id": lesson.id})
 
 
-def serve(fd_in: int, fd_out: int, memory_mb: int | None = None) -> None:
-    """Answer requests from `fd_in` on `fd_out`, one JSON line each, until `fd_in` closes."""
+def serve(fd_in: int, fd_out: int, memory_mb: int | None = None,
+          confine: tuple[str, str] | None = None, readable: list[str] = ()) -> None:
+    """Answer requests from `fd_in` on `fd_out`, one JSON line each, until `fd_in` closes.
+    `confine`: (scratch folder, author's lesson folder), with `readable` folders (the lesson
+    copy, pinned packages): see lessonkit.confine."""
     _limit_memory(memory_mb)
+    confined = "none: not asked to"
+    if confine:
+        from .confine import confine as apply
+        work, hidden = map(Path, confine)
+        confined = apply(work, [Path(p) for p in readable], hidden.resolve())
     sys.stdin = io.StringIO("")
     def send(message: dict) -> None:
         data = (json.dumps(message, allow_nan=False) + "\n").encode()
@@ -357,7 +399,7 @@ def serve(fd_in: int, fd_out: int, memory_mb: int | None = None) -> None:
             data = data[os.write(fd_out, data):]
 
     _host.stream = lambda seq, text: send({"seq": seq, "kind": "output", "text": text})
-    send({"kind": "ready"})  # booted: requests are answered at once now
+    send({"kind": "ready", "confined": confined})  # booted: requests are answered at once
     reader = os.fdopen(fd_in, "rb", buffering=0)
     pending = b""
     while True:
@@ -407,8 +449,10 @@ def main(argv=None) -> None:
     parser.add_argument("--serve", nargs=2, type=int, metavar=("FD_IN", "FD_OUT"),
                         required=True)
     parser.add_argument("--memory-mb", type=int, default=None)
+    parser.add_argument("--confine", nargs=2, metavar=("WORK", "HIDDEN"))
+    parser.add_argument("--readable", action="append", default=[])
     args = parser.parse_args(argv)
-    serve(*args.serve, memory_mb=args.memory_mb)
+    serve(*args.serve, memory_mb=args.memory_mb, confine=args.confine, readable=args.readable)
 
 
 if __name__ == "__main__":

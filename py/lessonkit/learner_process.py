@@ -1,10 +1,13 @@
 """The command line's learner channel: learner code runs in a child process, the grader (the
 checks, pytest, the expected values, the report) stays in this one.
 
-The child is `python -I -c ... --serve FD_IN FD_OUT --memory-mb N` (lessonkit.learner_host):
-requests and responses travel over two dedicated pipes, one JSON line each; the child's own
-stdout and stderr are read here, capped, as learner output; it runs in a scratch folder, with
-a copy of the lesson's shipped files (never the author's folder), under an address-space limit.
+The child is `python -I -c ... --serve FD_IN FD_OUT --memory-mb N --confine ...`
+(lessonkit.learner_host): requests and responses travel over two dedicated pipes, one JSON line
+each; the child's own stdout and stderr are read here, capped as they arrive, as learner
+output; it runs in a scratch folder, with a copy of what the learner may see of the lesson
+(never the author's folder, never the checks or the model solution), under an address-space
+limit, and confined to that folder before any learner code runs (lessonkit.confine: Landlock
+where the kernel has it, every capability dropped where it runs as root).
 This side:
 - waits for each response at most the time the request allows plus `grace_s`
   (protocol.json), then kills the child (SIGKILL, its whole process group) and answers
@@ -35,6 +38,7 @@ from .wire import PROTOCOL
 from .hints import FILENAME as HINTS_FILE
 from .lesson import Lesson
 from .report import Report
+from .requirements import installed
 from .runner import grade
 
 _PACKAGE_PARENT = str(Path(__file__).resolve().parent.parent)
@@ -51,13 +55,22 @@ class LearnerProcess:
     in_process = False
 
     def __init__(self, lesson: Lesson, memory_mb: int | None = None,
-                 python: str = sys.executable):
+                 python: str = sys.executable, confine: bool = True):
         self.python = python
         self.memory_mb = lesson.limits.memory_mb if memory_mb is None else memory_mb
+        self.limits = lesson.limits
+        self.hidden = lesson.path.resolve()  # the author's folder: never readable there
+        # `confine=False` only for tests of the fallback (a system without Landlock).
+        self.confine = confine
+        self.confined = None  # what the child applied, in words (lessonkit.confine)
         self.scratch = Path(tempfile.mkdtemp(prefix="lessonkit-"))
         self.work = self.scratch / "work"
         self.work.mkdir()
         self.lesson_copy = _copy_shipped(lesson, self.scratch / "lesson" / lesson.path.name)
+        # What the child may read besides the interpreter: its lesson copy, and the lesson's
+        # pinned packages, installed here first (the child cannot write the wheel cache).
+        self.readable = [self.lesson_copy,
+                         *(Path(f).parent for f in installed(lesson.requirements))]
         self.raw = CappedOutput(lesson.limits.output_lines, lesson.limits.output_bytes)
         self.max_bytes = PROTOCOL["sab"]["bytes_capacity"]
         self.proc: subprocess.Popen | None = None
@@ -79,10 +92,14 @@ class LearnerProcess:
         to_child, child_in = os.pipe()
         child_out, from_child = os.pipe()
         env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+        env.update(TMPDIR=str(self.work), HOME=str(self.work))
         args = [self.python, "-I", "-c", _BOOT, _PACKAGE_PARENT, "--serve", str(to_child),
                 str(from_child)]
         if self.memory_mb:
             args += ["--memory-mb", str(self.memory_mb)]
+        if self.confine:
+            args += ["--confine", str(self.work), str(self.hidden)]
+            args += [a for path in self.readable for a in ("--readable", str(path))]
         self.proc = subprocess.Popen(
             args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             pass_fds=(to_child, from_child), cwd=self.work, env=env, start_new_session=True)
@@ -135,9 +152,13 @@ class LearnerProcess:
             self._end()
             raise
         try:
-            self.ready = isinstance(line, bytes) and json.loads(line) == {"kind": "ready"}
+            said = json.loads(line) if isinstance(line, bytes) else None
         except ValueError:
-            self.ready = False
+            said = None
+        # Said before any learner code ran: what confined the child, in words.
+        self.ready = type(said) is dict and said.get("kind") == "ready"
+        if self.ready:
+            self.confined = str(said.get("confined") or "none: not asked to")
         if not self.ready:  # it could not start: the next request says how it ended
             self._end()
 
@@ -153,7 +174,9 @@ class LearnerProcess:
         deadline = None if time_limit_s is None else (
             time.perf_counter() + time_limit_s + PROTOCOL["grace_s"])
         data = (json.dumps(message, allow_nan=False) + "\n").encode()
-        printed = []  # learner output, sent as it was written ({"kind": "output"} lines)
+        # Learner output, sent as it was written ({"kind": "output"} lines), capped as it
+        # arrives: a child that floods the channel with them costs this process nothing.
+        printed = CappedOutput(self.limits.output_lines, self.limits.output_bytes)
         while True:
             try:
                 line = self._exchange(data, deadline)
@@ -161,28 +184,30 @@ class LearnerProcess:
                 # A time limit or Stop in the grader while the child works: its state is
                 # unknown. What it printed until then is kept.
                 self._end()
-                self.raw.write("".join(printed))
+                self.raw.write(printed.kept())
                 raise
             data = b""
             if line is None:  # the time ran out
                 self._replace()
-                return {"seq": seq, "kind": "timeout", "stdout": "".join(printed)}
+                return {"seq": seq, "kind": "timeout", **_printed(printed)}
             if isinstance(line, int):  # the child ended: its exit status
                 self._replace()
-                return {"seq": seq, **_crash(line), "stdout": "".join(printed)}
+                return {"seq": seq, **_crash(line), **_printed(printed)}
             try:
                 response = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):  # not JSON, or nested past any answer
                 response = None
             if type(response) is not dict or response.get("seq") != seq:
                 self._replace()  # something else on the channel: it cannot be trusted
-                return {"seq": seq, "kind": "crashed", "how": "garbled",
-                        "stdout": "".join(printed)}
+                return {"seq": seq, "kind": "crashed", "how": "garbled", **_printed(printed)}
             if response.get("kind") == "output" and type(response.get("text")) is str:
-                printed.append(response["text"])
+                printed.write(response["text"])
                 continue
             if type(response.get("stdout", "")) is str:
-                response["stdout"] = "".join(printed) + response.get("stdout", "")
+                printed.write(response.get("stdout", ""))
+                cut = response.get("stdout_truncated") is True
+                response.update(_printed(printed))
+                response["stdout_truncated"] = response["stdout_truncated"] or cut
             return response
 
     def _replace(self) -> None:
@@ -239,6 +264,10 @@ class LearnerProcess:
                         return b""  # far larger than any answer: not one
 
 
+def _printed(out: CappedOutput) -> dict:
+    return {"stdout": out.kept(), "stdout_truncated": out.truncated}
+
+
 def _crash(code: int) -> dict:
     if code == -signal.SIGKILL:
         return {"kind": "crashed", "how": "killed"}
@@ -248,8 +277,9 @@ def _crash(code: int) -> dict:
 
 
 def _copy_shipped(lesson: Lesson, target: Path) -> Path:
-    """The files the browser's learner worker gets: the child never sees the author's folder.
-    The checks are among them (a static site ships them); the grader reads its own."""
+    """What the learner may see of the lesson: the child never sees the author's folder. The
+    checks are empty files of the same names (the lesson's format wants them there; the
+    grader reads its own), the model solution is not there."""
     target.mkdir(parents=True)
     # lesson.toml, starter.py, the hints and the given modules beside them; not the model
     # solution.
@@ -257,8 +287,9 @@ def _copy_shipped(lesson: Lesson, target: Path) -> Path:
                  *lesson.path.glob("*.py")]:
         if path.is_file() and path.name != "reference.py":
             shutil.copy2(path, target / path.name)
-    shutil.copytree(lesson.checks_dir, target / "checks",
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    (target / "checks").mkdir()
+    for path in lesson.checks_dir.glob("*.py"):
+        (target / "checks" / path.name).touch()
     if (lesson.path / "locale").is_dir():
         shutil.copytree(lesson.path / "locale", target / "locale")
     return target
@@ -279,14 +310,15 @@ def forbid_inspection() -> None:
 
 
 def grade_split(lesson: Lesson, source: str, *, lang: str = i18n.DEFAULT,
-                channel: LearnerProcess | None = None) -> Report:
-    """`lessonkit grade`: grade here, learner code in a child process (`channel`, or a new one
-    that ends with the run). What the child wrote to its own stdout and stderr (os.write,
-    sys.__stdout__) follows the captured output in the report."""
+                channel: LearnerProcess | None = None, **options) -> Report:
+    """`lessonkit grade` and `lessonkit.grade()`: grade here, learner code in a child process
+    (`channel`, or a new one that ends with the run); `options` are grade()'s. What the child
+    wrote to its own stdout and stderr (os.write, sys.__stdout__) follows the captured output
+    in the report."""
     own = channel is None
     channel = channel or LearnerProcess(lesson)
     try:
-        report = grade(lesson, source, learner=channel, lang=lang)
+        report = grade(lesson, source, learner=channel, lang=lang, **options)
     finally:
         if own:
             channel.close()

@@ -2,10 +2,18 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 
 SCHEMA = "lessonkit.report/1"
 STATUSES = ("passed", "failed", "error", "timeout")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def text(value: str) -> str:
+    """`value` as valid Unicode: a lone surrogate (learner code can print or raise one, and
+    JSON carries it) becomes U+FFFD, so the report is valid UTF-8 whatever the learner wrote."""
+    return _LONE_SURROGATE.sub("\ufffd", value)
 
 
 @dataclass
@@ -21,8 +29,8 @@ class CheckResult:
             raise ValueError(f"unknown check status {self.status!r}")
 
     def to_dict(self) -> dict:
-        return {"id": self.id, "title": self.title, "status": self.status, "message": self.message,
-                "hints": list(self.hints)}
+        return {"id": text(self.id), "title": text(self.title), "status": self.status,
+                "message": text(self.message), "hints": [text(h) for h in self.hints]}
 
 
 @dataclass
@@ -49,7 +57,7 @@ class Report:
             "lesson": self.lesson,
             "passed": self.passed,
             "checks": [c.to_dict() for c in self.checks],
-            "stdout": self.stdout,
+            "stdout": text(self.stdout),
             "stdout_truncated": self.stdout_truncated,
             "duration_ms": round(self.duration_ms, 1),
         }

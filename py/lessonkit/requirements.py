@@ -75,7 +75,7 @@ def importable(pins: list[Pin]):
     afresh in the next: whatever learner code did to one is gone by then. In the browser
     micropip has already installed them (packages.js); under CPython each verified wheel's
     folder is on sys.path for the block only."""
-    folders = [] if sys.platform == "emscripten" else _installed(pins)
+    folders = [] if sys.platform == "emscripten" else installed(pins)
     sys.path[:0] = folders
     try:
         yield
@@ -88,7 +88,8 @@ def importable(pins: list[Pin]):
             del sys.modules[name]
 
 
-def _installed(pins: list[Pin]) -> list[str]:
+def installed(pins: list[Pin]) -> list[str]:
+    """The importable folder of each pin that could be installed (CPython)."""
     if not pins:
         return []
     import zipfile  # CPython only, like the cache: downloads, zip files, hashes

@@ -3,17 +3,20 @@ with pytest in this process, one verdict per test."""
 from __future__ import annotations
 
 import os
+import secrets
 import sys
 import time
 import warnings
+import zlib
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
+import numpy
 import pytest
 from _pytest.reports import TestReport
 from _pytest.runner import runtestprotocol
 
-from . import guard, hints, i18n, learner
+from . import guard, hints, i18n, intact, learner
 from .capture import CappedOutput, redirected
 from . import checking
 from .channel import InProcess, Learner
@@ -46,12 +49,14 @@ _PYTEST_ARGS = (
 
 
 def grade(lesson: Lesson, source: str, *, learner=None, on_event=None, timed_out=(),
-          crashed=(), time_used_s: float = 0.0, lang: str = i18n.DEFAULT) -> Report:
+          crashed=(), time_used_s: float = 0.0, lang: str = i18n.DEFAULT,
+          seed: int | None = None) -> Report:
     """Grade `source` (the learner's solution.py) against `lesson`'s hidden checks.
 
-    learner: the channel to the learner's side (`lessonkit.channel`): None runs learner code
-    in this interpreter, guarded; otherwise an object with `request(message, time_limit_s)`
-    (a child process, the page's learner worker) and no learner code runs here.
+    learner: the channel to the learner's side (`lessonkit.channel`), an object with
+    `request(message, time_limit_s)`: None is a child process (lessonkit.learner_process,
+    what `lessonkit grade` uses), except in Pyodide, where it is this interpreter, guarded
+    (the page that cannot isolate its workers); `channel.InProcess()` asks for that here.
     on_event: called with a dict before (`check_start`) and after (`check_end`) each check.
     timed_out: checks already known to time out, reported as "timeout" unrun: their ids, or
     a mapping of each id to the learner function it was running (the `call` event before its
@@ -61,23 +66,36 @@ def grade(lesson: Lesson, source: str, *, learner=None, on_event=None, timed_out
     time_used_s: seconds this grading already spent in earlier attempts (a host that restarts
     Python and grades again); they count against the lesson's `total_seconds`.
     lang: the language of titles, messages and hints (the lesson's `locale/<lang>.po`).
+    seed: what the checks' `fresh` generator starts from; None (every real run) draws one, so
+    the arguments drawn fresh differ from run to run and no table of answers passes them.
+    A number makes two runs comparable (the parity tests).
     """
+    if learner is None and sys.platform != "emscripten":
+        # The path learners get on a command line: their code in a child process.
+        from .learner_process import grade_split
+        return grade_split(lesson, source, lang=lang, on_event=on_event, timed_out=timed_out,
+                           crashed=crashed, time_used_s=time_used_s, seed=seed)
+    seed = secrets.randbits(63) if seed is None else seed
     with i18n.use(lang, lesson.path):
-        return _grade(lesson, source, learner, on_event, timed_out, crashed, time_used_s, lang)
+        return _grade(lesson, source, learner, on_event, timed_out, crashed, time_used_s, lang,
+                      seed)
 
 
-def _grade(lesson, source, channel, on_event, timed_out, crashed, time_used_s, lang) -> Report:
+def _grade(lesson, source, channel, on_event, timed_out, crashed, time_used_s, lang,
+           seed) -> Report:
     started = time.perf_counter()
     lesson_hints = hints.load(lesson.path)
     out = CappedOutput(lesson.limits.output_lines, lesson.limits.output_bytes)
     timed_out = dict(timed_out) if isinstance(timed_out, dict) else dict.fromkeys(timed_out)
-    own_channel = channel is None
-    channel = InProcess() if own_channel else channel
+    channel = InProcess() if channel is None else channel
+    own_channel = getattr(channel, "in_process", False)  # its state is this run's only
     # The guard protects this interpreter's grader only where learner code runs in it.
     guarded = getattr(channel, "in_process", False)
     run = _Run(lesson, on_event, timed_out, started - time_used_s, guarded)
     run.crashed = set(crashed)
+    run.seed = seed
     solution = Learner(lesson, source, lang, channel, out)
+    checks_before = intact.snapshot(lesson.checks_dir)
     with _announcing_calls(run), \
             guard.session(lesson.checks_dir.resolve()) if guarded else nullcontext(), \
             redirected(out), alarm_handler(), warnings.catch_warnings():
@@ -89,6 +107,12 @@ def _grade(lesson, source, channel, on_event, timed_out, crashed, time_used_s, l
         finally:
             if own_channel:
                 channel.close()
+    changed = intact.put_back(lesson.checks_dir, checks_before)
+    if changed:
+        run.end("checks", _("The lesson's check files stay as they were"), "error", _(
+            "Your code changed the lesson's check files ({files}) while it was graded. They "
+            "were put back as they were, and this run does not count.",
+            files=", ".join(changed)))
     notes = solution.notes
     checks = [CheckResult(*r, hints=() if r[2] == "passed" else
                           tuple(hints.steps_for(lesson_hints, r[0]))) for r in run.results]
@@ -281,6 +305,14 @@ class _Plugin:
     @pytest.fixture
     def solution(self):
         return self.module
+
+    @pytest.fixture
+    def fresh(self, request):
+        """A random generator for arguments drawn fresh for each run, beside a check's fixed
+        cases: from the run's seed and the check's id (so a check's draw does not depend on
+        which checks ran before it)."""
+        return numpy.random.default_rng([self.run.seed,
+                                         zlib.crc32(request.node.nodeid.encode())])
 
     def pytest_collectreport(self, report):
         if report.failed:

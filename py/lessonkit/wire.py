@@ -33,6 +33,9 @@ _KINDS = "biufc"
 MAX_DIMS = 32
 # Nesting of lists, tuples and dicts a message may have (a deeper one is a forged message).
 MAX_DEPTH = 100
+# The largest whole number plain data holds: a float64's range (no answer needs more, and
+# numpy or complex() overflow beyond it).
+MAX_INT = 2**1024
 
 
 class WireError(ValueError):
@@ -55,6 +58,8 @@ def encode(value, depth: int = 0):
     `{"unusable": repr-free description}` made by the caller beforehand (an `Unusable`)."""
     if depth > MAX_DEPTH:
         raise WireError("nested too deeply")
+    if type(value) is int and not -MAX_INT < value < MAX_INT:
+        raise WireError("a whole number beyond a float's range")
     if value is None or type(value) in (bool, int, str):
         return value
     if type(value) is float:
@@ -88,6 +93,8 @@ def decode(obj, depth: int = 0):
     """The value `obj` (from `encode`, or forged) stands for; WireError if it is not plain."""
     if depth > MAX_DEPTH:
         raise WireError("nested too deeply")
+    if type(obj) is int and not -MAX_INT < obj < MAX_INT:
+        raise WireError("a whole number beyond a float's range")
     if obj is None or type(obj) in (bool, int, str):
         return obj
     if type(obj) is float:

@@ -6,6 +6,7 @@ import sys
 import pytest
 
 from lessonkit import SCHEMA, CheckResult, Report, grade, load_lesson
+from lessonkit.channel import InProcess
 
 from conftest import TOY_CHECKS, TOY_REFERENCE, dedent, make_lesson
 
@@ -304,7 +305,7 @@ def test_learner_code_raising_in_a_checks_own_frames_is_the_learners_error(tmp_p
         ''')
     before = signal.getsignal(signal.SIGVTALRM)
     try:
-        report = grade(load_lesson(folder), source)
+        report = grade(load_lesson(folder), source, learner=InProcess())
     finally:
         signal.setitimer(signal.ITIMER_VIRTUAL, 0)
         signal.signal(signal.SIGVTALRM, before)
@@ -351,11 +352,12 @@ def test_learner_warnings_reach_their_output(toy):
 
 
 def test_stop_button(toy):
-    """SIGINT (the Stop button) ends the run with a report: the running check and the rest
-    are errors that say so."""
+    """SIGINT (the Stop button of the page that grades in one interpreter, where learner code
+    and grader share the process that gets it) ends the run with a report: the running check
+    and the rest are errors that say so."""
     source = TOY_REFERENCE.replace(
         "def halve(x):\n", "def halve(x):\n    import os, signal\n    os.kill(os.getpid(), signal.SIGINT)\n")
-    report = grade(toy, source)
+    report = grade(toy, source, learner=InProcess())
     assert statuses(report) == {
         "load": "passed", "test_toy::test_double": "passed",
         "test_toy::test_double_unchanged": "passed",

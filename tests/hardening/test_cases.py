@@ -20,6 +20,7 @@ import pytest
 from catalogue import TOTAL_SECONDS, TP_MLP, all_cases, run_cli, tree
 
 from lessonkit import grade, load_lesson
+from lessonkit.channel import InProcess
 
 CASES = all_cases()
 IN_PROCESS = [c for c in CASES if not c.child_only and not c.hostile]
@@ -33,7 +34,7 @@ HANG_S = 3 * TOTAL_SECONDS + 30
 @pytest.mark.parametrize("case", IN_PROCESS, ids=[c.name for c in IN_PROCESS])
 def test_in_process(case, lesson_dir):
     before = tree(lesson_dir)
-    report = grade(load_lesson(lesson_dir), case.source).to_dict()
+    report = grade(load_lesson(lesson_dir), case.source, learner=InProcess()).to_dict()
     assert case.problems(report["checks"], report["stdout"], "one") == []
     assert report["passed"] is case.expected_pass("one")
     assert tree(lesson_dir) == before, "the checks folder was changed and not put back"

@@ -16,6 +16,7 @@ sys.path[:0] = [str(ROOT / "tools"), str(ROOT / "tests" / "pyodide_node")]
 
 from lessonkit import load_lesson  # noqa: E402
 from lessonkit.course import Course  # noqa: E402
+from lessonkit import golden  # noqa: E402
 from lessonkit.golden import solutions  # noqa: E402
 from lessonkit.playground import run_calls  # noqa: E402
 from python_loading import HoldBack  # noqa: E402
@@ -61,7 +62,8 @@ def pyodide_results():
     if missing():
         pytest.skip(missing())
     lessons = [load_lesson(d) for d in LESSONS]
-    _, results = grade_lessons_in_pyodide([(l, solutions(l), CALLS.get(l.id)) for l in lessons])
+    _, results = grade_lessons_in_pyodide([(l, solutions(l), CALLS.get(l.id)) for l in lessons],
+                                          seed=golden.SEED)
     out = {l.id: {"reports": {}, "calls": {}} for l in lessons}
     for r in results:
         out[r["lesson"]]["calls" if "calls" in r else "reports"][r["name"]] = r.get("calls", r.get("report"))

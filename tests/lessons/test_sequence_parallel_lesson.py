@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from lessonkit import golden, grade, load_lesson
+from lessonkit.learner_process import LearnerProcess
 
 ROOT = Path(__file__).resolve().parents[2]
 LESSON = ROOT / "lessons" / "sequence-parallel"
@@ -16,6 +17,13 @@ LESSON = ROOT / "lessons" / "sequence-parallel"
 @pytest.fixture(scope="module")
 def lesson():
     return load_lesson(LESSON)
+
+
+@pytest.fixture(scope="module")
+def learner(lesson):
+    """One learner process for the module's gradings (grade() would start one for each)."""
+    with LearnerProcess(lesson) as process:
+        yield process
 
 
 # known-wrong solution -> (a check it fails, words its message must contain), read from its golden
@@ -44,11 +52,11 @@ def test_each_classic_mistake_is_named(lesson, name):
     assert words in check["message"], check["message"]
 
 
-def test_float32_solution_passes(lesson):
+def test_float32_solution_passes(lesson, learner):
     source = (LESSON / "reference.py").read_text(encoding="utf-8").replace("dtype=float", "dtype=np.float32")
     source = source.replace("    Z = all_gather(", "    shards = [(a.astype(np.float32), b.astype(np.float32)) for a, b in shards]\n    Z = all_gather(")
     assert source.count("float32") >= 4
-    report = grade(lesson, source)
+    report = grade(lesson, source, learner=learner)
     assert report.passed, [(c.id, c.message) for c in report.checks if c.status != "passed"]
 
 

@@ -60,7 +60,7 @@ job.lessons.forEach((lesson, i) => {
   for (let run = 0; run < (job.repeat || 1); run++) {
     for (const { name, source } of lesson.solutions) {
       const start = performance.now();
-      const report = browser.grade_json(dirs[i], source);
+      const report = browser.grade_json.callKwargs(dirs[i], source, { seed: job.seed ?? null });
       console.log(JSON.stringify({ lesson: lesson.id, name, run, ms: performance.now() - start,
                                    report: JSON.parse(report) }));
     }

@@ -46,19 +46,20 @@ def core_dir() -> Path | None:
 
 
 def grade_lessons_in_pyodide(lessons: list[tuple], *, repeat: int = 1, prepare: bool = True,
-                             timeout: float = 600) -> tuple[float, list[dict]]:
+                             timeout: float = 600, seed: int | None = None) -> tuple[float, list[dict]]:
     """Grade each lesson's solutions `repeat` times, all in one Node process.
 
     `lessons`: [(lessonkit Lesson, {solution name: source}, calls or None)]; with `calls` (the
     page's "try with my code" list) each solution also runs through `browser.run_calls_json`.
     `prepare`: warm each lesson up first, as the page does before the first Run.
+    `seed`: grade()'s, for the checks' fresh arguments (None: drawn for each run).
     Returns (seconds until ready, [{"lesson", "name", "run", "ms", "report"} or
     {"lesson", "name", "calls"}])."""
     job = {
         "core_dir": str(core_dir()), "numpy_wheel": str(VENDOR / NUMPY_WHEEL),
         "wheels": [str(VENDOR / w) for w in PURE_WHEELS],
         "engine_files": [[name, str(path)] for name, path in engine_entries(REPO / "py")],
-        "prepare": prepare, "repeat": repeat,
+        "prepare": prepare, "repeat": repeat, "seed": seed,
         "lessons": [{"id": lesson.id,
                      "files": [[p.as_posix(), str(lesson.path / p)] for p in shipped_paths(lesson)],
                      "solutions": [{"name": k, "source": v} for k, v in solutions.items()],

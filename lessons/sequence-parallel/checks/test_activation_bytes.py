@@ -102,3 +102,13 @@ def test_unknown_recompute(solution, recompute):
            "a number for a value it does not understand hides a typo in the caller's "
            "configuration: raise ValueError(...) with a message that names the bad value.",
            value=repr(recompute), got=repr(c.got)))
+
+
+def test_fresh_sizes(solution, ref, fresh):
+    """activation_bytes follows the formula for model sizes drawn afresh on every run"""
+    for _case in range(4):
+        a = int(2 ** fresh.integers(2, 8))
+        s, b, h = int(256 * fresh.integers(1, 17)), int(fresh.integers(1, 9)), a * int(64 * fresh.integers(1, 4))
+        t = int(2 ** fresh.integers(0, 5))
+        check(solution, ref, s, b, h, a, t, bool(fresh.integers(2)),
+              ("none", "selective")[int(fresh.integers(2))])

@@ -51,3 +51,11 @@ def test_inputs_unchanged(solution):
     """all_gather leaves the chunks unchanged"""
     rng = np.random.default_rng(4)
     expect_unchanged(call(solution, "all_gather", [rng.normal(size=(2, 3)) for _gpu in range(3)]))
+
+
+def test_fresh_chunks(solution, ref, fresh):
+    """all_gather stacks the chunks in GPU order for chunks drawn afresh on every run"""
+    n, rows, D = int(2 ** fresh.integers(0, 4)), int(fresh.integers(1, 5)), int(fresh.integers(1, 9))
+    chunks = [fresh.normal(size=(rows, D)) for _gpu in range(n)]
+    c = call(solution, "all_gather", chunks)
+    expect_close(c, ref.all_gather(chunks), rtol=RTOL, atol=RTOL, mistakes=mistakes(chunks))

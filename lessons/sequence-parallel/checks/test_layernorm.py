@@ -83,3 +83,10 @@ def test_inputs_unchanged(solution):
     rng = np.random.default_rng(6)
     expect_unchanged(call(solution, "layernorm", rng.normal(size=(3, 4)), rng.normal(size=4),
                           rng.normal(size=4)))
+
+
+def test_fresh_rows(solution, ref, fresh):
+    """layernorm normalises rows drawn afresh on every run (eps = 0.1)"""
+    T, D = int(fresh.integers(1, 9)), int(fresh.integers(2, 17))
+    check(solution, ref, fresh.normal(2.0, 3.0, size=(T, D)), fresh.normal(1.0, 0.5, size=D),
+          fresh.normal(size=D), 0.1)

@@ -55,3 +55,12 @@ def test_inputs_unchanged(solution):
     """reduce_scatter leaves the partials unchanged"""
     rng = np.random.default_rng(3)
     expect_unchanged(call(solution, "reduce_scatter", [rng.normal(size=(4, 3)) for _gpu in range(2)]))
+
+
+def test_fresh_partials(solution, ref, expect_chunks, fresh):
+    """reduce_scatter gives GPU i its rows of the sum for partials drawn afresh on every run"""
+    n = int(2 ** fresh.integers(0, 4))
+    T, D = n * int(fresh.integers(1, 5)), int(fresh.integers(1, 9))
+    partials = [fresh.normal(size=(T, D)) for _gpu in range(n)]
+    c = call(solution, "reduce_scatter", partials)
+    expect_chunks(c, ref.reduce_scatter(partials), **TOLERANCE, mistakes=mistakes(ref, partials))

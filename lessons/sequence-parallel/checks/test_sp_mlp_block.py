@@ -92,3 +92,11 @@ def test_inputs_unchanged(solution):
     """sp_mlp_block leaves X_chunks, gamma, beta and the shards unchanged"""
     rng = np.random.default_rng(13)
     expect_unchanged(call(solution, "sp_mlp_block", *random_problem(rng, 4, 3, [2, 2])))
+
+
+def test_fresh_block(solution, ref, expect_chunks, fresh):
+    """sp_mlp_block gives GPU i chunk i of X + GeLU(LayerNorm(X) A) B for a block drawn afresh on every run"""
+    n = int(2 ** fresh.integers(0, 4))
+    T, D = n * int(fresh.integers(1, 4)), int(fresh.integers(2, 9))
+    widths = [int(w) for w in fresh.integers(1, 5, size=n)]
+    check(solution, ref, expect_chunks, *random_problem(fresh, T, D, widths))

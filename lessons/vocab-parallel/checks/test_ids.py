@@ -55,3 +55,11 @@ def test_every_rank(solution, V, n):
     """vocab_range gives every GPU its own contiguous V/n ids, end exclusive, in GPU order"""
     for rank in range(n):
         expect_range(solution, V, rank, n)
+
+
+def test_fresh_sizes(solution, fresh):
+    """vocab_range gives every GPU its own ids for vocabulary sizes drawn afresh on every run"""
+    n = int(2 ** fresh.integers(0, 6))
+    V = n * int(fresh.integers(1, 4000))
+    for rank in range(n):
+        expect_range(solution, V, rank, n)

@@ -79,3 +79,11 @@ def test_inputs_unchanged(solution, lookup):
     """vp_embedding leaves ids and the shards unchanged"""
     ids, shards = random_problem(6, 16, 3, 8, 4)
     expect_unchanged(lookup(solution, "vp_embedding", ids, shards))
+
+
+def test_fresh(solution, lookup, ref, fresh):
+    """vp_embedding equals E[ids] for a table and ids drawn afresh on every run"""
+    n = int(2 ** fresh.integers(0, 4))
+    V, D, T = n * int(fresh.integers(1, 9)), int(fresh.integers(1, 9)), int(fresh.integers(1, 33))
+    ids, shards = random_problem(int(fresh.integers(2**32)), V, D, T, n)
+    expect_lookup(lookup, solution, ref, ids, shards)

@@ -100,3 +100,11 @@ def test_inputs_unchanged(solution, ref, problem):
     """vp_cross_entropy leaves the logit shards and the targets unchanged"""
     shards, targets = problem(15, 6, 16, 4)
     expect_unchanged(ref.call_lookup(solution, "vp_cross_entropy", shards, targets))
+
+
+def test_fresh(solution, ref, problem, fresh):
+    """vp_cross_entropy equals the unsplit cross-entropy on logits drawn afresh on every run"""
+    n = int(2 ** fresh.integers(0, 4))
+    T, V = int(fresh.integers(1, 33)), n * int(fresh.integers(1, 9))
+    shards, targets = problem(int(fresh.integers(2**32)), T, V, n)
+    expect_loss(solution, ref, shards, targets)
