@@ -11,6 +11,7 @@ import re
 import shutil
 import sys
 import tempfile
+import time
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +29,9 @@ class Mutation:
     fails: list  # check ids or patterns (`*` only): each must match a failing check
     may_fail: list  # checks that may fail too, depending on the machine (say why in the file)
     line: int  # where it is declared, for messages
+    # A section whose exception must end the run (every rank stopped, that rank's error reported)
+    # instead of the `fails`; "section" or "section@rank" to also name the rank that raised.
+    aborts: str = ""
 
 
 class MutationError(ValueError):
@@ -55,15 +59,17 @@ def load(path):
     noisy = list(data.get("machine_dependent", []))
     for i, entry in enumerate(data.get("mutation", [])):
         line = starts[i] if i < len(starts) else 1
-        missing = [k for k in ("name", "file", "replace", "with", "fails") if k not in entry]
+        missing = [k for k in ("name", "file", "replace", "with") if k not in entry]
+        if "fails" not in entry and "aborts" not in entry:
+            missing.append("fails (or aborts)")
         if missing:
             raise MutationError(f"{path}:{line}: mutation lacks {', '.join(missing)}")
-        if not entry["fails"]:
+        if "aborts" not in entry and not entry["fails"]:
             raise MutationError(f"{path}:{line}: {entry['name']!r}: fails must name at least one check")
-        fails = list(entry["fails"])
+        fails = list(entry.get("fails", []))
         may_fail = list(entry.get("may_fail", [])) + [c for c in noisy if not matches(c, fails)]
         mutations.append(Mutation(entry["name"], entry["file"], entry["replace"], entry["with"],
-                                  fails, may_fail, line))
+                                  fails, may_fail, line, entry.get("aborts", "")))
     return Suite(data.get("options", {}), mutations, noisy)
 
 
@@ -90,6 +96,18 @@ def write_copy(folder, library, mutation=None):
 
 def verdict(mutation, report):
     """None when the copy failed exactly as `mutation` says, else what went wrong, in words."""
+    if mutation.aborts:
+        section, _, rank = mutation.aborts.partition("@")
+        got = report.get("aborted")
+        if not got:
+            return f"expected the run to abort in section {section!r}, " + (
+                f"it did not: {report['error']}" if "error" in report else "it ran to its end")
+        if got["section"] != section or (rank and got["rank"] != int(rank)):
+            return f"expected an abort in section {mutation.aborts!r}, got rank {got['rank']} in {got['section']!r}"
+        return None
+    if "aborted" in report:
+        got = report["aborted"]
+        return f"its run aborted: rank {got['rank']} raised in section {got['section']!r}: {got['error']}"
     if "error" in report:
         return f"its checks did not run: {report['error']}"
     failed = sorted(c["id"] for c in report["checks"] if c["status"] == "FAIL")
@@ -110,18 +128,22 @@ def matches(check_id, patterns):
 def run(library, mutations, options, world=2):
     """Reports of the unbroken library (first) and of each mutation, every check run on `world`
     gloo processes. Each report is rank 0's dict (see results.py), or {"error": text} when the
-    copy could not be imported or its processes died."""
+    copy could not be imported or its processes died, or {"aborted": {"rank", "section", "error"},
+    "stopped_after_s"} when a section raised on a rank and every rank was stopped."""
     import torch.multiprocessing as mp
     from torch.multiprocessing.spawn import ProcessException
 
     from .launch import free_port
 
     module = Path(library).stem
+    # Copies that abort their run go last: each abort costs a fresh spawn for the copies after it.
+    order = sorted(range(len(mutations) + 1), key=lambda i: i > 0 and bool(mutations[i - 1].aborts))
+    copies = [None, *mutations]
     with tempfile.TemporaryDirectory() as tmp:
         folders = []
-        for i, mutation in enumerate([None, *mutations]):
+        for i in order:
             folder = Path(tmp) / f"copy{i}"
-            write_copy(folder, library, mutation)
+            write_copy(folder, library, copies[i])
             folders.append(str(folder))
         out = Path(tmp) / "reports.jsonl"
         reports = []
@@ -130,15 +152,23 @@ def run(library, mutations, options, world=2):
                 mp.spawn(_worker, args=(world, free_port(), folders[len(reports):], module, str(out), options),
                          nprocs=world, join=True)
             except ProcessException as exc:
-                # A copy that desynchronises the ranks can make gloo abort a process: keep what
-                # finished, record the copy as crashed, and go on with the next in fresh processes.
-                done = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
-                reports += done
-                reports.append({"error": f"the processes died while it ran ({exc}); see the output above"})
+                # A section raised on a rank (its record is in reports.jsonl.aborted) or a process died: keep
+                # what finished, record the copy as aborted or crashed, and go on with the next
+                # copies in fresh processes.
+                reports += [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
+                aborted = Path(f"{out}.aborted")
+                if aborted.exists():
+                    record = json.loads(aborted.read_text())
+                    # How long the other ranks took to stop once one had raised: evidence of no hang.
+                    reports.append({"aborted": record["aborted"], "stopped_after_s": round(time.time() - record["at"], 2)})
+                    aborted.unlink()
+                else:
+                    reports.append({"error": f"the processes died while it ran ({exc}); see the output above"})
                 out.unlink(missing_ok=True)
                 continue
             reports += [json.loads(line) for line in out.read_text().splitlines()]
-        return reports
+        ran = dict(zip(order, reports))
+        return [ran[i] for i in range(len(copies))]
 
 
 def _fresh_import(folder, module):
@@ -154,25 +184,35 @@ def _fresh_import(folder, module):
 def _worker(rank, world, port, folders, module, out, options):
     import torch.distributed as dist
 
-    from .launch import exit_now, join
+    from .launch import abort, join, leave
 
     device = join("gloo", rank, world, f"tcp://127.0.0.1:{port}", {"timeout_s": 120, **options})
-    try:
-        for folder in folders:
-            if rank == 0:  # names the copy that was running if a process dies
-                print(f"companionkit.mutate: running {folder}", file=sys.stderr, flush=True)
-            try:
-                companion = _fresh_import(folder, module).companion
-            except Exception as exc:  # the same on every rank: nothing ran, nothing to agree on
-                if rank == 0:
-                    with open(out, "a") as fh:
-                        fh.write(json.dumps({"error": f"{type(exc).__name__}: {exc}"}) + "\n")
-                continue
-            report = companion.run(rank, world, device, "gloo", options)
+    for folder in folders:
+        if rank == 0:  # names the copy that was running if a process dies
+            print(f"companionkit.mutate: running {folder}", file=sys.stderr, flush=True)
+        try:
+            companion = _fresh_import(folder, module).companion
+        except Exception as exc:  # the same on every rank: nothing ran, nothing to agree on
             if rank == 0:
                 with open(out, "a") as fh:
-                    fh.write(json.dumps(report) + "\n")
-            dist.barrier()
-    finally:
-        dist.destroy_process_group()
-    exit_now(0)
+                    fh.write(json.dumps({"error": f"{type(exc).__name__}: {exc}"}) + "\n")
+            continue
+        try:
+            report = companion.run(rank, world, device, "gloo", options)
+        except companion_failure() as failure:
+            try:  # the first rank to raise is the copy's record ("x": the others find it there)
+                with open(out + ".aborted", "x") as fh:
+                    json.dump({"aborted": failure.record(), "at": time.time()}, fh)
+            except FileExistsError:
+                pass
+            abort(failure)
+        if rank == 0:
+            with open(out, "a") as fh:
+                fh.write(json.dumps(report) + "\n")
+        dist.barrier()
+    leave(rank, 0)
+
+
+def companion_failure():
+    """The SectionFailed class of the companionkit copy imported last (each copy has its own)."""
+    return sys.modules["companionkit.registry"].SectionFailed

@@ -2,6 +2,7 @@
 library (or of companionkit) and the checks each must make FAIL; all of a lesson's copies run in one
 spawn of two gloo processes (companionkit.mutate). A lesson adds mutations as data only."""
 
+import dataclasses
 import tomllib
 from pathlib import Path
 
@@ -83,6 +84,9 @@ def test_check_patterns_treat_only_the_star_as_special():
 
 
 TOY = '''"""A toy companion for the harness's own test."""
+import torch
+import torch.distributed as dist
+
 from companionkit import Companion
 
 companion = Companion(__name__, lesson="toy")
@@ -91,18 +95,35 @@ companion = Companion(__name__, lesson="toy")
 @companion.section("s", "toy")
 def s(run):
     value = 1
+    dist.all_reduce(torch.ones(3))
     run.expect("one", "one is one", value == 1, f"value {value}")
+
+
+@companion.section("after", "a section after it")
+def after(run):
+    run.expect("two", "it runs too", True, "yes")
 '''
 
 
 @pytest.mark.slow
-def test_a_copy_whose_processes_die_is_reported_and_the_next_copies_still_run(tmp_path):
+def test_a_rank_that_raises_alone_stops_every_rank_with_its_error_and_the_next_copies_still_run(tmp_path):
+    # Rank 1 raises before the section's all-reduce that rank 0 is already waiting in: without the
+    # abort, rank 0 would wait for the gloo timeout, or rank 1's next collective would be matched
+    # with the wrong one.
     library = tmp_path / "toy_lib.py"
     library.write_text(TOY)
     wrong = mutate.Mutation("two", "toy_lib.py", "    value = 1\n", "    value = 2\n", ["s/one"], [], 1)
+    raises = mutate.Mutation("rank 1 raises", "toy_lib.py", "    value = 1\n",
+                             "    value = 1\n    if run.rank == 1:\n        raise RuntimeError('rank one broke')\n",
+                             [], [], 2, aborts="s@1")
     dies = mutate.Mutation("rank 1 dies", "toy_lib.py", "    value = 1\n",
-                           "    value = 1\n    if run.rank == 1:\n        import os\n        os._exit(3)\n", ["s/one"], [], 2)
-    unbroken, first, crashed, after = mutate.run(library, [wrong, dies, wrong], {"timeout_s": 30})
-    assert [c["status"] for c in unbroken["checks"]] == ["PASS"]
+                           "    value = 1\n    if run.rank == 1:\n        import os\n        os._exit(3)\n", ["s/one"], [], 3)
+    unbroken, first, aborted, crashed, after = mutate.run(library, [wrong, raises, dies, wrong], {"timeout_s": 60})
+    assert [c["status"] for c in unbroken["checks"]] == ["PASS", "PASS"]
     assert mutate.verdict(wrong, first) is None and mutate.verdict(wrong, after) is None
+    assert aborted["aborted"] == {"rank": 1, "section": "s", "error": "RuntimeError: rank one broke"}, aborted
+    assert mutate.verdict(raises, aborted) is None
+    assert "expected an abort in section 's@0'" in mutate.verdict(dataclasses.replace(raises, aborts="s@0"), aborted)
+    assert "its run aborted: rank 1 raised in section 's'" in mutate.verdict(wrong, aborted)
     assert "the processes died while it ran" in mutate.verdict(dies, crashed)
+    print(f"the other rank stopped {aborted['stopped_after_s']} s after rank 1 raised")

@@ -3,6 +3,7 @@ one process per GPU for two or more, a loud notice and CPU processes for one, re
 the GPUs; and the torchrun script's refusal when processes outnumber GPUs. GPUs are faked: this
 machine has none."""
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -87,12 +88,28 @@ def test_a_lone_gpu_runs_the_local_sections_alone_in_this_process(monkeypatch, c
     assert "1 CPU" in results.summary()
 
 
-def test_the_prepared_gpu_command_uses_torchrun_for_two_gpus_and_the_notebook_plan_for_one(tmp_path):
+@pytest.mark.slow
+def test_the_gpu_sweep_runs_each_download_under_torchrun_and_records_it(tmp_path, monkeypatch, capsys):
+    # The sweep on CPU with gloo (N = 2, the mutation suite's small sizes): the same command a GPU
+    # node runs, and the one torchrun launch of a downloaded script in the suite.
     from companionkit import gpu_runs
 
-    lesson, companion = next(gpu_runs.companions(["tp-mlp"]))
-    many = gpu_runs.command(lesson, companion, 4, tmp_path / "r.json")
-    assert many[1:5] == ["-m", "torch.distributed.run", "--standalone", "--nproc_per_node=4"]
-    assert many[5].endswith("tp_mlp_check.py") and many[-2:] == ["--device-report", str(tmp_path / "r.json")]
-    one = gpu_runs.command(lesson, companion, 1, tmp_path / "r.json")
-    assert one[1] == "-c" and "ck.run_all(lib.companion)" in one[2]
+    monkeypatch.chdir(tmp_path)
+    status = gpu_runs.main(["--lesson", "fg-backward", "--cpu", "--quick", "--out", "records", "--timeout", "300"])
+    printed = capsys.readouterr().out
+    assert status == 0, printed
+    record = json.loads((tmp_path / "records" / "fg-backward-N2.json").read_text())
+    run = record["gpu_run"]
+    assert run["exit_status"] == 0 and not run["timed_out"] and run["backend"] == "gloo" and run["world"] == 2
+    assert run["command"][:4] == ["torchrun", "--standalone", "--nproc_per_node=2", "fg_backward_check.py"]
+    assert {"commit", "gpu_models", "driver", "nccl", "topology"} <= set(run["machine"])
+    assert run["precision"] and "float32_matmul_precision" in run["precision"]
+    checks = record["runs"][0]["checks"]
+    assert checks and all(c["status"] != "FAIL" for c in checks)
+    # The torchrun run used the unzipped download's companionkit, not the repository's.
+    assert all("fg-backward-companion" in path for path in record["runs"][0]["code"]), record["runs"][0]["code"]
+    log = (tmp_path / "records" / "fg-backward-N2.log").read_text()
+    assert "backend gloo, world size 2" in log
+    summary = (tmp_path / "records" / "summary.md").read_text()
+    assert f"| fg-backward | 2 | gloo | {record['runs'][0]['device_name']} | {len(checks)} | 0 | 0 |" in summary
+    assert "| ok | fg-backward-N2.json |" in summary and summary in printed

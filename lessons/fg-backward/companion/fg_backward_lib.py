@@ -14,6 +14,7 @@ import torch.distributed as dist
 import torch.nn.functional as F
 
 from companionkit import Companion, compare, measure
+from companionkit.tp import CopyToTP, ReduceFromTP, all_reduce_sum
 from companionkit.models import dtensor_mlp
 
 # The lesson's worked example (tp-mlp's): one token X = (1, 2), D = 2, F = 4, 2 GPUs, dY = (1, 1).
@@ -47,38 +48,6 @@ def shard(A, B, rank, world):
     """Rank's column block of A and the matching row block of B (copies: the rank owns them)."""
     cols = block(A.shape[1], rank, world)
     return A[:, cols].clone(), B[cols, :].clone()
-
-
-def all_reduce_sum(t, group=None):
-    dist.all_reduce(t, group=group)
-    return t
-
-
-class CopyToTP(torch.autograd.Function):
-    """f (Megatron-LM's copy_to_tensor_model_parallel_region): identity forward; all-reduce
-    backward, because every rank's dX_i is only its share of dL/dX."""
-
-    @staticmethod
-    def forward(ctx, x, group):
-        ctx.group = group
-        return x
-
-    @staticmethod
-    def backward(ctx, grad):
-        return all_reduce_sum(grad.clone(), ctx.group), None
-
-
-class ReduceFromTP(torch.autograd.Function):
-    """g (reduce_from_tensor_model_parallel_region): all-reduce forward; identity backward,
-    because Y is a plain sum of the Y_i and every Y_i gets the whole dY."""
-
-    @staticmethod
-    def forward(ctx, y_partial, group):
-        return all_reduce_sum(y_partial.clone(), group)
-
-    @staticmethod
-    def backward(ctx, grad):
-        return grad, None
 
 
 def tp_block(X, A_i, B_i, with_f=True, group=None):

@@ -15,6 +15,7 @@ import torch.distributed as dist
 import torch.nn.functional as F
 
 from companionkit import Companion, compare, measure
+from companionkit.tp import ReduceScatterToSP, all_gather, reduce_from_tp, reduce_scatter
 
 GIB = 2**30
 # GPT-3 size (Korthikanti et al., 2022) and the lesson's GiB per layer per GPU, three decimals.
@@ -41,36 +42,6 @@ companion = Companion(__name__, lesson="sequence-parallel",
 
 
 # ---- the subject -------------------------------------------------------------------------------
-
-def reduce_scatter(partial, group=None):
-    """Sum of every rank's (T, D) partial; this rank keeps its T/N rows."""
-    world = dist.get_world_size(group)
-    out = partial.new_empty((partial.shape[0] // world,) + tuple(partial.shape[1:]))
-    dist.reduce_scatter_tensor(out, partial.contiguous(), group=group)
-    return out
-
-
-def all_gather(chunk, group=None):
-    """Every rank's (T/N, D) chunk, stacked in rank order: the whole (T, D)."""
-    world = dist.get_world_size(group)
-    out = chunk.new_empty((chunk.shape[0] * world,) + tuple(chunk.shape[1:]))
-    dist.all_gather_into_tensor(out, chunk.contiguous(), group=group)
-    return out
-
-
-class ReduceScatterToSequenceParallelRegion(torch.autograd.Function):
-    """Megatron's _ReduceScatterToSequenceParallelRegion: reduce-scatter forward, all-gather
-    backward (every rank's partial contributed to every row)."""
-
-    @staticmethod
-    def forward(ctx, partial, group):
-        ctx.group = group
-        return reduce_scatter(partial, group)
-
-    @staticmethod
-    def backward(ctx, grad):
-        return all_gather(grad, ctx.group), None
-
 
 class GatherLinear(torch.autograd.Function):
     """Z_i -> all_gather(Z_i) @ A_i, as Megatron's column-parallel linear does under SP: the
@@ -100,16 +71,13 @@ def sp_mlp_block(X_i, ln, A_i, B_i, group=None):
     reduce-scatter, its residual rows."""
     Z_i = ln(X_i)
     P_i = gelu(GatherLinear.apply(Z_i, A_i, group)) @ B_i
-    return X_i + ReduceScatterToSequenceParallelRegion.apply(P_i, group)
+    return X_i + ReduceScatterToSP.apply(P_i, group)
 
 
 def tp_mlp_block(X, ln, A_i, B_i, group=None):
     """The same block with tensor parallelism only: every rank holds all T rows; one
     all-reduce (g) of the partial outputs."""
-    P_i = gelu(ln(X) @ A_i) @ B_i
-    Y = P_i.clone()
-    dist.all_reduce(Y, group=group)
-    return X + Y
+    return X + reduce_from_tp(gelu(ln(X) @ A_i) @ B_i, group)
 
 
 def all_reduce_norm_grads(ln, group=None):

@@ -15,6 +15,7 @@ import torch.distributed as dist
 import torch.nn.functional as F
 
 from companionkit import Companion, compare, measure
+from companionkit.tp import CopyToTP, ReduceFromTP, all_reduce_sum
 from companionkit.models import tensor_parallel
 
 # The lesson's worked example: T = 3, D = 4, 2 heads, Wq = Wk = Wv = I, on 2 GPUs.
@@ -62,36 +63,6 @@ def heads(X, Wq, Wk, Wv, d_head, causal=True):
     q, k, v = ((X @ W).view(T, -1, d_head).transpose(0, 1) for W in (Wq, Wk, Wv))
     out = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
     return out.transpose(0, 1).reshape(T, -1)
-
-
-def all_reduce_sum(t, group=None):
-    dist.all_reduce(t, group=group)
-    return t
-
-
-class CopyToTP(torch.autograd.Function):
-    """f: identity forward; all-reduce backward (each rank's dX covers only its heads)."""
-
-    @staticmethod
-    def forward(ctx, x, group):
-        ctx.group = group
-        return x
-
-    @staticmethod
-    def backward(ctx, grad):
-        return all_reduce_sum(grad.clone(), ctx.group), None
-
-
-class ReduceFromTP(torch.autograd.Function):
-    """g: all-reduce forward; identity backward (the output is a plain sum of the partials)."""
-
-    @staticmethod
-    def forward(ctx, y_partial, group):
-        return all_reduce_sum(y_partial.clone(), group)
-
-    @staticmethod
-    def backward(ctx, grad):
-        return grad, None
 
 
 def partial_attention(X, shard_i, d_head):

@@ -16,6 +16,7 @@ import torch.distributed as dist
 import torch.nn.functional as F
 
 from companionkit import Companion, compare, measure
+from companionkit.tp import CopyToTP, ReduceFromTP, all_reduce_sum
 from companionkit.models import dtensor_mlp
 
 # The lesson's worked example: one token, D = 2, F = 4, split over 2 GPUs.
@@ -73,36 +74,6 @@ def shard(A, B, rank, world):
 def partial_mlp(X, A_i, B_i):
     """What one rank computes from its shard alone: Y_i = GeLU(X A_i) B_i."""
     return gelu(X @ A_i) @ B_i
-
-
-def all_reduce_sum(t, group=None):
-    dist.all_reduce(t, group=group)
-    return t
-
-
-class CopyToTP(torch.autograd.Function):
-    """f: identity forward; all-reduce backward (each rank's dX covers only its columns of A)."""
-
-    @staticmethod
-    def forward(ctx, x, group):
-        ctx.group = group
-        return x
-
-    @staticmethod
-    def backward(ctx, grad):
-        return all_reduce_sum(grad.clone(), ctx.group), None
-
-
-class ReduceFromTP(torch.autograd.Function):
-    """g: all-reduce forward; identity backward (Y is a plain sum of the Y_i)."""
-
-    @staticmethod
-    def forward(ctx, y_partial, group):
-        return all_reduce_sum(y_partial.clone(), group)
-
-    @staticmethod
-    def backward(ctx, grad):
-        return grad, None
 
 
 def tp_mlp(X, A_i, B_i, with_f=True, group=None):

@@ -16,6 +16,7 @@ import torch.distributed as dist
 import torch.nn.functional as F
 
 from companionkit import Companion, compare, measure
+from companionkit.tp import CopyToTP, ReduceFromTP
 
 # The lesson's worked example: V = 8 over 2 GPUs, two tokens.
 EXAMPLE_Z = [[1.0, 3.0, 0.0, 2.0, 4.0, 1.0, 0.0, 2.0], [0.0, 5.0, 1.0, 2.0, 1.0, 0.0, 2.0, 1.0]]
@@ -49,35 +50,6 @@ def padded_vocab(V, tp, divisible_by=128):
     """Megatron-LM's padding: the next multiple of divisible_by * TP."""
     multiple = divisible_by * tp
     return -(-V // multiple) * multiple
-
-
-class ReduceFromTP(torch.autograd.Function):
-    """All-reduce forward, identity backward (g): the sum of the ranks' partial lookups."""
-
-    @staticmethod
-    def forward(ctx, partial, group):
-        out = partial.clone()
-        dist.all_reduce(out, group=group)
-        return out
-
-    @staticmethod
-    def backward(ctx, grad):
-        return grad, None
-
-
-class CopyToTP(torch.autograd.Function):
-    """Identity forward, all-reduce backward (f): every rank's logits slice depends on H."""
-
-    @staticmethod
-    def forward(ctx, x, group):
-        ctx.group = group
-        return x
-
-    @staticmethod
-    def backward(ctx, grad):
-        grad = grad.clone()
-        dist.all_reduce(grad, group=ctx.group)
-        return grad, None
 
 
 def vp_embedding(ids, E_i, start, group=None):
