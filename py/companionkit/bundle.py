@@ -126,7 +126,10 @@ Every check prints `PASS`, `FAIL` or `SKIP` with the numbers it compared, and a 
 ends the run. `PASS` means the measured value (on every rank) matched what the lesson says, within
 the tolerance printed beside it; `SKIP` names a check this machine cannot take (bf16 on a GPU
 without it, say) and why. The script exits with status 0 only if no check failed, and the
-notebook's last cell raises if one did.
+notebook's last cell raises if one did. Timings are printed as measurements (min / median / max
+with the threads and devices used), never as PASS or FAIL. If a check raises on one rank, every
+rank is stopped at once and the run ends with that rank's error. On GPUs, fp32 products run in
+full fp32 (TF32 off), as the fp32 tolerances assume; the device report records the setting.
 """
 
 

@@ -2,8 +2,10 @@
 the checks it names FAIL (and no other). A lesson adds mutations as data in
 `companion/mutations.toml` (see docs/companion.md); tests/companion/test_mutations.py runs them.
 
-All of a lesson's copies run in one spawn of `world` gloo processes: each copy is imported afresh
-from its own folder, so the cost of starting processes and torch is paid once."""
+All of a lesson's copies, or several lessons' (run_many), run in one spawn of `world` gloo
+processes: each copy is imported afresh from its own folder, so the cost of starting processes and
+torch is paid once. A copy that aborts (a section raised) ends that spawn; the copies after it run
+in a fresh one, so those that are declared to abort run last."""
 
 import importlib
 import json
@@ -130,30 +132,40 @@ def run(library, mutations, options, world=2):
     gloo processes. Each report is rank 0's dict (see results.py), or {"error": text} when the
     copy could not be imported or its processes died, or {"aborted": {"rank", "section", "error"},
     "stopped_after_s"} when a section raised on a rank and every rank was stopped."""
+    return run_many([(library, mutations, options)], world)[0]
+
+
+def run_many(suites, world=2):
+    """run() for several libraries [(library, mutations, options), ...] in one spawn of `world`
+    gloo processes (torch and the process group are started once for all of them); returns one
+    list of reports per library."""
     import torch.multiprocessing as mp
     from torch.multiprocessing.spawn import ProcessException
 
     from .launch import free_port
 
-    module = Path(library).stem
-    # Copies that abort their run go last: each abort costs a fresh spawn for the copies after it.
-    order = sorted(range(len(mutations) + 1), key=lambda i: i > 0 and bool(mutations[i - 1].aborts))
-    copies = [None, *mutations]
     with tempfile.TemporaryDirectory() as tmp:
-        folders = []
-        for i in order:
-            folder = Path(tmp) / f"copy{i}"
-            write_copy(folder, library, copies[i])
-            folders.append(str(folder))
+        jobs, keys = [], []
+        for s, (library, mutations, options) in enumerate(suites):
+            copies = [None, *mutations]
+            for i in range(len(copies)):
+                folder = Path(tmp) / f"suite{s}" / f"copy{i}"
+                write_copy(folder, library, copies[i])
+                jobs.append((str(folder), Path(library).stem, options))
+                keys.append((s, i, bool(copies[i] and copies[i].aborts)))
+        # Copies that abort their run go last: each abort costs a fresh spawn for the copies after it.
+        order = sorted(range(len(jobs)), key=lambda j: keys[j][2])
+        jobs, keys = [jobs[j] for j in order], [keys[j] for j in order]
+        timeout = max([120] + [o.get("timeout_s", 120) for _, _, o in jobs])
         out = Path(tmp) / "reports.jsonl"
         reports = []
-        while len(reports) < len(folders):
+        while len(reports) < len(jobs):
             try:
-                mp.spawn(_worker, args=(world, free_port(), folders[len(reports):], module, str(out), options),
+                mp.spawn(_worker, args=(world, free_port(), jobs[len(reports):], str(out), timeout),
                          nprocs=world, join=True)
             except ProcessException as exc:
-                # A section raised on a rank (its record is in reports.jsonl.aborted) or a process died: keep
-                # what finished, record the copy as aborted or crashed, and go on with the next
+                # A section raised on a rank (its record is in reports.jsonl.aborted) or a process died:
+                # keep what finished, record the copy as aborted or crashed, and go on with the next
                 # copies in fresh processes.
                 reports += [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
                 aborted = Path(f"{out}.aborted")
@@ -167,8 +179,10 @@ def run(library, mutations, options, world=2):
                 out.unlink(missing_ok=True)
                 continue
             reports += [json.loads(line) for line in out.read_text().splitlines()]
-        ran = dict(zip(order, reports))
-        return [ran[i] for i in range(len(copies))]
+        by_suite = [dict() for _ in suites]
+        for (s, i, _), report in zip(keys, reports):
+            by_suite[s][i] = report
+        return [[found[i] for i in range(len(found))] for found in by_suite]
 
 
 def _fresh_import(folder, module):
@@ -181,13 +195,13 @@ def _fresh_import(folder, module):
         sys.path.remove(folder)
 
 
-def _worker(rank, world, port, folders, module, out, options):
+def _worker(rank, world, port, jobs, out, timeout):
     import torch.distributed as dist
 
     from .launch import abort, join, leave
 
-    device = join("gloo", rank, world, f"tcp://127.0.0.1:{port}", {"timeout_s": 120, **options})
-    for folder in folders:
+    device = join("gloo", rank, world, f"tcp://127.0.0.1:{port}", {"timeout_s": timeout})
+    for folder, module, options in jobs:
         if rank == 0:  # names the copy that was running if a process dies
             print(f"companionkit.mutate: running {folder}", file=sys.stderr, flush=True)
         try:

@@ -54,22 +54,19 @@ class Companion:
                   "code": [os.path.abspath(__file__), inspect.getsourcefile(sys.modules[self.module])],
                   "sections": [], "checks": [], "data": {}}
         groups = {}  # one communicator per group of ranks for the whole run, destroyed at its end
-        try:
-            for section in self.sections:
-                if local_only and not section.local:
-                    continue
-                run = Run(self, section, rank, world, device, backend, options, report, echo, groups=groups)
-                run.say(f"\n== {section.title} ==")
-                t0 = time.perf_counter()
-                try:
-                    section.fn(run)
-                except Exception as exc:
-                    raise SectionFailed(rank, section.id, f"{type(exc).__name__}: {exc}",
-                                        traceback.format_exc()) from exc
-                report["sections"].append({"id": section.id, "title": section.title,
-                                           "seconds": round(time.perf_counter() - t0, 3), "lines": run.lines})
-        except SectionFailed:
-            raise  # its groups are left to the process's end: destroying them could wait on the others
+        for section in self.sections:
+            if local_only and not section.local:
+                continue
+            run = Run(self, section, rank, world, device, backend, options, report, echo, groups=groups)
+            run.say(f"\n== {section.title} ==")
+            t0 = time.perf_counter()
+            try:
+                section.fn(run)
+            except Exception as exc:
+                # The groups are left to the process's end: destroying one could wait on the others.
+                raise SectionFailed(rank, section.id, f"{type(exc).__name__}: {exc}", traceback.format_exc()) from exc
+            report["sections"].append({"id": section.id, "title": section.title,
+                                       "seconds": round(time.perf_counter() - t0, 3), "lines": run.lines})
         for group in groups.values():
             if group is not dist.GroupMember.NON_GROUP_MEMBER:
                 dist.destroy_process_group(group)

@@ -9,6 +9,7 @@ import re
 import subprocess
 import sys
 import tomllib
+import warnings
 import zipfile
 from pathlib import Path
 
@@ -48,7 +49,10 @@ def downloads(tmp_path, request):
 
 @pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.name)
 def test_committed_notebook_has_no_outputs_and_starts_with_the_library_cell(lesson):
-    nb = nbformat.read(lesson / companion_of(lesson)["notebook"], as_version=4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # nbformat warns of what will become an error (a cell without an id)
+        nb = nbformat.read(lesson / companion_of(lesson)["notebook"], as_version=4)
+        nbformat.validate(nb)
     code = [cell for cell in nb.cells if cell.cell_type == "code"]
     assert bundle.LIBRARY_TAG in code[0].metadata.get("tags", [])
     for cell in code:
@@ -94,6 +98,7 @@ def test_the_notebook_alone_in_an_empty_folder_passes_every_check(downloads, ven
     assert len(run["checks"]) >= 5
     outputs = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs)
     assert str(written) in outputs
+    assert not re.search(r"(Future|Deprecation|User)Warning", outputs), outputs[-3000:]
     assert re.search(r"N=2 \(gloo, .*\): \d+ passed, 0 failed", outputs), outputs[-2000:]
 
 
@@ -109,6 +114,9 @@ def test_the_zip_holds_the_generated_script_the_library_a_readme_and_the_noteboo
     readme = (folder / "README.md").read_text()
     assert bundle.INSTALL in readme and bundle.torchrun_line(names["script"]) in readme and "PASS" in readme
     assert (folder / names["notebook"]).read_bytes() == (out / names["notebook"]).read_bytes()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        nbformat.validate(nbformat.read(folder / names["notebook"], as_version=4))
     assert names["script"] == lesson.name.replace("-", "_") + "_check.py"
     assert (folder / names["script"]).read_text() == bundle.script_text(lesson.name, companion)
     library = Path(companion["library"]).name

@@ -190,6 +190,17 @@ def forward(run):
     Y = tp_attention(X, shard(W, H, run.rank, run.world), d)
     ok, detail = compare(Y, reference_attention(X, W, H))
     run.expect("output", title, ok, detail)
+    # fp32 and bf16: the TP output on rounded inputs against the fp64 reference of the same inputs,
+    # allowed 64 eps (fp32) or 16 eps (bf16: its roundings of the scores, softmax and products) of max|Y|.
+    for dtype, key, ulps in ((torch.float32, "fp32", 64), (torch.bfloat16, "bf16", 16)):
+        low_title = f"{key}: the TP output within {ulps} {key} eps · max|Y| of fp64 attention on the same inputs"
+        if dtype == torch.bfloat16 and not measure.bf16_supported(run.device):
+            run.skip(key, low_title, f"{run.report['device_name']} has no bf16")
+            continue
+        W_low, X_low = tuple(m.to(dtype) for m in W), X.to(dtype)
+        got = tp_attention(X_low, shard(W_low, H, run.rank, run.world), d)
+        ok, detail = compare(got, reference_attention(X_low.double(), tuple(m.double() for m in W_low), H), ulps=ulps)
+        run.expect(key, low_title, ok and got.dtype == dtype, f"{got.dtype}; {detail}")
 
 
 @companion.section("backward", "Backward: every rank's weight gradients are its block of the full ones")
