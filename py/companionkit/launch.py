@@ -96,9 +96,10 @@ def launch(companion, world, backend, **options):
             failures = aborted_ranks(tmp)
             if not failures:
                 raise
-            raise RunAborted(f"N = {world}: " + "; ".join(f"rank {f['rank']} raised in section {f['section']!r}: "
-                                                           f"{f['error']}" for f in failures)
-                             + f" (the other ranks were stopped after {time.perf_counter() - started:.1f} s)") from None
+            first, *then = failures  # the first to raise is the cause; the others saw it leave
+            raise RunAborted(f"N = {world}: rank {first['rank']} raised in section {first['section']!r}: {first['error']}"
+                             + "".join(f"; then rank {f['rank']}: {f['error']}" for f in then)
+                             + f" (every rank stopped, {time.perf_counter() - started:.1f} s after the launch)") from None
         with open(out) as fh:
             report = json.load(fh)
     report["wall_s"] = round(time.perf_counter() - started, 3)
@@ -107,13 +108,13 @@ def launch(companion, world, backend, **options):
 
 
 def aborted_ranks(folder):
-    """The failure records the ranks that raised left in `folder` (see abort), in rank order."""
+    """The failure records the ranks that raised left in `folder` (see abort), first raised first."""
     records = []
     for name in sorted(os.listdir(folder)):
         if name.startswith("aborted-rank"):
             with open(os.path.join(folder, name)) as fh:
                 records.append(json.load(fh))
-    return sorted(records, key=lambda r: r["rank"])
+    return sorted(records, key=lambda r: r["at"])
 
 
 def _spawned(rank, world, backend, port, module, out, options):
@@ -137,7 +138,7 @@ def abort(failure, folder=None):
     print(f"companionkit: {failure}\n{failure.trace}", file=sys.stderr, flush=True)
     if folder is not None:
         with open(os.path.join(folder, f"aborted-rank{failure.rank}.json"), "w") as fh:
-            json.dump(failure.record(), fh)
+            json.dump({**failure.record(), "at": failure.at}, fh)
     exit_now(1)
 
 

@@ -216,7 +216,7 @@ def _worker(rank, world, port, jobs, out, timeout):
         except companion_failure() as failure:
             try:  # the first rank to raise is the copy's record ("x": the others find it there)
                 with open(out + ".aborted", "x") as fh:
-                    json.dump({"aborted": failure.record(), "at": time.time()}, fh)
+                    json.dump({"aborted": failure.record(), "at": failure.at}, fh)
             except FileExistsError:
                 pass
             abort(failure)

@@ -80,6 +80,7 @@ class SectionFailed(Exception):
     def __init__(self, rank, section, error, trace=""):
         super().__init__(f"rank {rank} raised in section {section!r}: {error}")
         self.rank, self.section, self.error, self.trace = rank, section, error, trace
+        self.at = time.time()  # when it raised: of several ranks' failures, the first is the cause
 
     def record(self):
         return {"rank": self.rank, "section": self.section, "error": self.error}

@@ -65,7 +65,8 @@ def test_torchrun_with_more_processes_than_gpus_refuses_and_says_what_to_run(tmp
     code = ("import torch, sys; torch.cuda.is_available = lambda: True; torch.cuda.device_count = lambda: 1; "
             f"sys.path.insert(0, {str(ROOT / 'lessons/tp-mlp/companion')!r}); import tp_mlp_lib, companionkit; "
             "companionkit.torchrun_main(tp_mlp_lib.companion, [])")
-    env = {"RANK": "0", "WORLD_SIZE": "2", "LOCAL_RANK": "0", "LOCAL_WORLD_SIZE": "2", "PATH": "/usr/bin"}
+    env = {"RANK": "0", "WORLD_SIZE": "2", "LOCAL_RANK": "0", "LOCAL_WORLD_SIZE": "2", "PATH": "/usr/bin",
+           "PYTHONPATH": str(ROOT / "py")}  # this tree's companionkit, whatever the venv's path file says
     run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
     assert run.returncode == 2
     assert "2 processes on this machine but 1 GPU" in run.stderr and "--cpu" in run.stderr
@@ -113,3 +114,39 @@ def test_the_gpu_sweep_runs_each_download_under_torchrun_and_records_it(tmp_path
     summary = (tmp_path / "records" / "summary.md").read_text()
     assert f"| fg-backward | 2 | gloo | {record['runs'][0]['device_name']} | {len(checks)} | 0 | 0 |" in summary
     assert "| ok | fg-backward-N2.json |" in summary and summary in printed
+
+
+RAISES_ON_RANK_1 = '''"""A companion whose second section raises on rank 1 alone, while rank 0 waits in an all-reduce."""
+import torch
+import torch.distributed as dist
+
+from companionkit import Companion
+
+companion = Companion(__name__, lesson="toy")
+
+
+@companion.section("first", "runs")
+def first(run):
+    run.expect("ok", "it runs", True, "yes")
+
+
+@companion.section("second", "rank 1 raises in it")
+def second(run):
+    if run.rank == 1:
+        raise torch.OutOfMemoryError("rank 1 alone ran out of memory")
+    dist.all_reduce(torch.ones(2))
+'''
+
+
+@pytest.mark.slow
+def test_one_rank_raising_stops_the_notebook_run_with_that_ranks_error(tmp_path, monkeypatch):
+    # The notebook's path (launch, mp.spawn); the torchrun path is torchrun's own stopping of the
+    # other ranks once one exits non-zero, and the mutation suite proves the harness's.
+    (tmp_path / "raising_lib.py").write_text(RAISES_ON_RANK_1)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import raising_lib
+
+    with pytest.raises(launch.RunAborted, match=r"N = 2: rank 1 raised in section 'second': "
+                                                r"OutOfMemoryError: rank 1 alone ran out of memory") as caught:
+        launch.launch(raising_lib.companion, 2, "gloo", timeout_s=60)
+    print(caught.value)

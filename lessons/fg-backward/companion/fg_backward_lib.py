@@ -14,7 +14,7 @@ import torch.distributed as dist
 import torch.nn.functional as F
 
 from companionkit import Companion, compare, measure
-from companionkit.tp import CopyToTP, ReduceFromTP, all_reduce_sum
+from companionkit.tp import CopyToTP, ReduceFromTP, all_reduce_sum, expect_counts
 from companionkit.models import dtensor_mlp
 
 # The lesson's worked example (tp-mlp's): one token X = (1, 2), D = 2, F = 4, 2 GPUs, dY = (1, 1).
@@ -230,9 +230,8 @@ def comm(run):
     A_i, B_i = (t.to(dev).requires_grad_() for t in shard(A, B, run.rank, run.world))
     Y, fwd = measure.collectives(lambda: tp_block(X, A_i, B_i))
     _, bwd = measure.collectives(lambda: Y.sum().backward())
-    run.expect("counts", "CommDebugMode: exactly 1 all-reduce in the forward pass and 1 in the backward pass",
-               fwd.counts == {"all_reduce": 1} and bwd.counts == {"all_reduce": 1},
-               f"forward {fwd.counts}, backward {bwd.counts}")
+    expect_counts(run, "counts", "CommDebugMode: exactly 1 all-reduce in the forward pass and 1 in the backward pass",
+                  fwd, bwd, {"all_reduce": 1}, {"all_reduce": 1})
     shapes = [tuple(c.shape) for c in fwd.calls + bwd.calls]
     run.expect("sizes", "each carries T·D elements (Y, then dL/dX); nothing of a weight's shape is sent",
                shapes == [(T, D), (T, D)], f"the collectives received tensors of shapes {shapes}; T·D = {T}·{D}")
@@ -250,9 +249,8 @@ def dtensor(run):
     Xt = X.clone().requires_grad_()
     Y, fwd = measure.collectives(lambda: model(Xt))
     _, bwd = measure.collectives(lambda: (Y * G).sum().backward())
-    run.expect("counts", "with an input that requires grad: 1 all-reduce forward, 1 backward",
-               fwd.counts == {"all_reduce": 1} and bwd.counts == {"all_reduce": 1},
-               f"forward {fwd.counts}, backward {bwd.counts}")
+    expect_counts(run, "counts", "with an input that requires grad: 1 all-reduce forward, 1 backward",
+                  fwd, bwd, {"all_reduce": 1}, {"all_reduce": 1})
     ok_a, detail_a = compare(model.up.weight.grad.to_local().T, dA[:, cols])
     ok_b, detail_b = compare(model.down.weight.grad.to_local().T, dB[cols, :])
     run.expect("grads", "its local weight gradients are dA[:, block i] and dB[block i, :]", ok_a and ok_b,

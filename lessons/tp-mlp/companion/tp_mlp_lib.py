@@ -16,7 +16,7 @@ import torch.distributed as dist
 import torch.nn.functional as F
 
 from companionkit import Companion, compare, measure
-from companionkit.tp import CopyToTP, ReduceFromTP, all_reduce_sum
+from companionkit.tp import CopyToTP, ReduceFromTP, all_reduce_sum, expect_counts
 from companionkit.models import dtensor_mlp
 
 # The lesson's worked example: one token, D = 2, F = 4, split over 2 GPUs.
@@ -330,9 +330,8 @@ def comm(run):
     A_i, B_i = (t.to(dev).requires_grad_() for t in shard(A, B, run.rank, n))
     Y, fwd = measure.collectives(lambda: tp_mlp(X, A_i, B_i))
     _, bwd = measure.collectives(lambda: Y.sum().backward())
-    run.expect("counts", "CommDebugMode: one all-reduce in the forward pass (g), one in the backward pass (f)",
-               fwd.counts == {"all_reduce": 1} and bwd.counts == {"all_reduce": 1},
-               f"forward {fwd.counts}, backward {bwd.counts}")
+    expect_counts(run, "counts", "CommDebugMode: one all-reduce in the forward pass (g), one in the backward pass (f)",
+                  fwd, bwd, {"all_reduce": 1}, {"all_reduce": 1})
 
     payload = T * D * X.element_size()
     sizes = [c.nbytes for c in fwd.calls + bwd.calls]
@@ -356,9 +355,8 @@ def comm(run):
     model = dtensor_mlp(dev, n, *full_weights(D, FF), gelu)
     Yd, dfwd = measure.collectives(lambda: model(Xd))
     _, dbwd = measure.collectives(lambda: Yd.sum().backward())
-    run.expect("dtensor-counts", "CommDebugMode on the DTensor model: one all-reduce forward, one backward",
-               dfwd.counts == {"all_reduce": 1} and dbwd.counts == {"all_reduce": 1},
-               f"forward {dfwd.counts}, backward {dbwd.counts}")
+    expect_counts(run, "dtensor-counts", "CommDebugMode on the DTensor model: one all-reduce forward, one backward",
+                  dfwd, dbwd, {"all_reduce": 1}, {"all_reduce": 1})
 
 
 @companion.section("memory", "Memory per rank: 1/N of the weights, and the activations of its shard")
