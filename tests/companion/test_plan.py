@@ -150,3 +150,18 @@ def test_one_rank_raising_stops_the_notebook_run_with_that_ranks_error(tmp_path,
                                                 r"OutOfMemoryError: rank 1 alone ran out of memory") as caught:
         launch.launch(raising_lib.companion, 2, "gloo", timeout_s=60)
     print(caught.value)
+
+
+def test_the_repository_entry_runs_any_library_and_says_how_to_start_it(monkeypatch, capsys):
+    # `torchrun ... -m companionkit lessons/<slug>/companion/<slug_>_lib.py` replaces the per-lesson
+    # scripts in the repository; outside torchrun it loads the library and says how to start it.
+    from companionkit.__main__ import main
+
+    with pytest.raises(SystemExit, match="usage: torchrun"):
+        main(["lessons/tp-mlp/companion.ipynb"])
+    for name in ("RANK", "WORLD_SIZE"):
+        monkeypatch.delenv(name, raising=False)
+    with pytest.raises(SystemExit) as exited:
+        main([str(ROOT / "lessons" / "fg-backward" / "companion" / "fg_backward_lib.py"), "--option", "tokens=4"])
+    assert exited.value.code == 2
+    assert "start it with torchrun and at least 2 processes" in capsys.readouterr().err
