@@ -9,7 +9,8 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent
 # What the downloaded companion imports; the bundling and the mutation harness are tooling.
-SHIPPED_MODULES = ("__init__.py", "comparing.py", "launch.py", "measure.py", "models.py", "registry.py", "results.py")
+SHIPPED_MODULES = ("__init__.py", "__main__.py", "comparing.py", "launch.py", "measure.py", "models.py", "registry.py",
+                   "results.py", "tp.py")
 LIBRARY_TAG = "companion-library"
 NOTEBOOK_NAME = "companion.ipynb"
 ZIP_DATE = (2024, 1, 1, 0, 0, 0)
@@ -29,13 +30,34 @@ def torchrun_line(script_name):
     return f"torchrun --standalone --nproc_per_node=2 {script_name}"
 
 
-def library_files(lesson_dir, companion):
+def script_name(lesson_id, companion):
+    """The torchrun script's file name: `[companion] script` where a lesson still keeps its own,
+    else the generated <slug_>_check.py."""
+    if "script" in companion:
+        return Path(companion["script"]).name
+    return lesson_id.replace("-", "_") + "_check.py"
+
+
+def script_text(lesson_id, companion):
+    """The torchrun script, the same three lines for every lesson but the library's name."""
+    module = Path(companion["library"]).stem
+    return (f'"""The {lesson_id} companion\'s checks under torchrun (the same checks as {NOTEBOOK_NAME}):\n\n'
+            f"    {torchrun_line(script_name(lesson_id, companion))} [--device-report report.json]\n\n"
+            "NCCL with one process per GPU when every local process has a GPU, gloo on CPU otherwise (--cpu\n"
+            'forces it). Rank 0 prints every check and a summary; the exit status is 1 if any check failed."""\n\n'
+            f"import companionkit\nimport {module}\n\n"
+            f'if __name__ == "__main__":\n    companionkit.torchrun_main({module}.companion)\n')
+
+
+def library_files(lesson_dir, companion, lesson_id):
     """{relative path: text} of what the companion needs besides torch: companionkit, the lesson's
     library and its torchrun script."""
     files = {f"companionkit/{name}": (PACKAGE / name).read_text(encoding="utf-8") for name in SHIPPED_MODULES}
-    for key in ("library", "script"):
-        path = Path(lesson_dir) / companion[key]
-        files[path.name] = path.read_text(encoding="utf-8")
+    library = Path(lesson_dir) / companion["library"]
+    files[library.name] = library.read_text(encoding="utf-8")
+    own = companion.get("script")
+    files[script_name(lesson_id, companion)] = ((Path(lesson_dir) / own).read_text(encoding="utf-8") if own
+                                                 else script_text(lesson_id, companion))
     return files
 
 
@@ -73,14 +95,14 @@ def notebook_for_download(lesson_dir, lesson_id, companion):
         raise ValueError(f"{path}:1: the first code cell must be the library cell tagged {LIBRARY_TAG!r} "
                          "(copy it from lessons/tp-mlp/companion.ipynb; see docs/companion.md)")
     cell = code[0]
-    cell["source"] = library_cell_source(lesson_id, library_files(lesson_dir, companion)).splitlines(keepends=True)
+    cell["source"] = library_cell_source(lesson_id, library_files(lesson_dir, companion, lesson_id)).splitlines(keepends=True)
     # Collapsed where the front end knows how: Jupyter's source_hidden, Colab's form view.
     cell["metadata"] = {**cell["metadata"], "jupyter": {"source_hidden": True}, "cellView": "form"}
     return json.dumps(nb, indent=1, ensure_ascii=False) + "\n"
 
 
 def readme(lesson_id, title, companion):
-    script = Path(companion["script"]).name
+    script = script_name(lesson_id, companion)
     return f"""# {title}: the companion
 
 The lesson's math with `torch.distributed` in N real processes: NCCL with one process per GPU when
@@ -104,7 +126,10 @@ Every check prints `PASS`, `FAIL` or `SKIP` with the numbers it compared, and a 
 ends the run. `PASS` means the measured value (on every rank) matched what the lesson says, within
 the tolerance printed beside it; `SKIP` names a check this machine cannot take (bf16 on a GPU
 without it, say) and why. The script exits with status 0 only if no check failed, and the
-notebook's last cell raises if one did.
+notebook's last cell raises if one did. Timings are printed as measurements (min / median / max
+with the threads and devices used), never as PASS or FAIL. If a check raises on one rank, every
+rank is stopped at once and the run ends with that rank's error. On GPUs, fp32 products run in
+full fp32 (TF32 off), as the fp32 tolerances assume; the device report records the setting.
 """
 
 
@@ -116,7 +141,7 @@ def write_downloads(lesson_dir, lesson_id, title, companion, out_dir):
     (out_dir / NOTEBOOK_NAME).write_text(notebook, encoding="utf-8")
     top = f"{lesson_id}-companion/"
     entries = {NOTEBOOK_NAME: notebook, "README.md": readme(lesson_id, title, companion),
-               **library_files(lesson_dir, companion)}
+               **library_files(lesson_dir, companion, lesson_id)}
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as z:
         for name, text in entries.items():
@@ -125,4 +150,4 @@ def write_downloads(lesson_dir, lesson_id, title, companion, out_dir):
             info.external_attr = 0o644 << 16
             z.writestr(info, text.encode("utf-8"))
     (out_dir / zip_name(lesson_id)).write_bytes(buffer.getvalue())
-    return {"notebook": NOTEBOOK_NAME, "zip": zip_name(lesson_id), "script": Path(companion["script"]).name}
+    return {"notebook": NOTEBOOK_NAME, "zip": zip_name(lesson_id), "script": script_name(lesson_id, companion)}

@@ -1,33 +1,45 @@
-"""Tolerance equality with the numbers that decided it."""
+"""Tolerance equality with the numbers that decided it. Tolerances are derived from the dtype's
+machine epsilon and the expected output's magnitude, so that fp64 is held near fp64's precision
+and bf16 is allowed bf16's rounding, whatever the scale of the numbers."""
 
 import torch
 
-# torch.testing.assert_close's defaults per dtype (rtol, atol), so a detail can say what was allowed.
-DEFAULT_TOLERANCES = {
-    torch.float64: (1e-7, 1e-7),
-    torch.float32: (1.3e-6, 1e-5),
-    torch.float16: (1e-3, 1e-5),
-    torch.bfloat16: (1.6e-2, 1e-5),
-}
+# Units of eps a comparison allows by default: a few roundings per output for the half-precision
+# formats (their error is dominated by rounding the result), more for fp32/fp64, whose sums of
+# tens to hundreds of products in another order (another rank split, another kernel) round
+# differently at each addition.
+DEFAULT_ULPS = {torch.float64: 64, torch.float32: 64, torch.float16: 8, torch.bfloat16: 8}
 
 
-def compare(actual, expected, rtol=None, atol=None):
+def tolerance(dtype, magnitude, ulps=None):
+    """The absolute tolerance `ulps` · eps(dtype) · magnitude (magnitude: the largest |expected|,
+    at least 1 so that results near zero are not held to a tighter bound than eps)."""
+    ulps = DEFAULT_ULPS.get(dtype, 64) if ulps is None else ulps
+    return ulps * torch.finfo(dtype).eps * max(1.0, float(magnitude))
+
+
+def compare(actual, expected, rtol=None, atol=None, ulps=None):
     """(ok, detail): ok when shapes agree and |actual - expected| <= atol + rtol * |expected|
-    everywhere. Tolerances default to assert_close's for the coarser of the two dtypes. Bitwise
-    equality is reported, never required: it is a property of the kernels (cuBLAS picks them per
-    shape), not of the maths."""
+    everywhere. By default, for the coarser of the two dtypes, rtol = ulps · eps and atol = ulps ·
+    eps · max(1, max|expected|) (see tolerance). Bitwise equality is reported, never required: it
+    is a property of the kernels (cuBLAS picks them per shape), not of the maths."""
     actual, expected = torch.as_tensor(actual), torch.as_tensor(expected)
     if actual.shape != expected.shape:
         return False, f"shape {tuple(actual.shape)}, expected {tuple(expected.shape)}"
-    coarse = max((actual.dtype, expected.dtype), key=lambda d: DEFAULT_TOLERANCES.get(d, (0, 0))[0])
-    d_rtol, d_atol = DEFAULT_TOLERANCES.get(coarse, (0.0, 0.0))
-    rtol = d_rtol if rtol is None else rtol
-    atol = d_atol if atol is None else atol
+    floating = [d for d in (actual.dtype, expected.dtype) if d.is_floating_point]
+    coarse = max(floating, key=lambda d: torch.finfo(d).eps) if floating else torch.float64
     a, e = actual.detach().double().cpu(), expected.detach().double().cpu()
+    magnitude = e.abs().max().item() if e.numel() else 0.0
+    rule = ""
+    if rtol is None and atol is None:
+        units = DEFAULT_ULPS.get(coarse, 64) if ulps is None else ulps
+        rtol, atol = units * torch.finfo(coarse).eps, tolerance(coarse, magnitude, units)
+        rule = f" = {units} eps({str(coarse).removeprefix('torch.')}) · (1, max(1, max|expected| = {magnitude:.3g}))"
+    rtol, atol = rtol or 0.0, atol or 0.0
     diff = (a - e).abs()
     allowed = atol + rtol * e.abs()
     ok = bool(torch.isfinite(a).all()) and bool((diff <= allowed).all())
     worst = diff.max().item() if diff.numel() else 0.0
     bitwise = torch.equal(actual.detach().cpu(), expected.detach().cpu().to(actual.dtype))
-    return ok, (f"max |diff| {worst:.2e} (allowed {atol:.1e} + {rtol:.1e}·|expected|); "
+    return ok, (f"max |diff| {worst:.2e} (allowed {atol:.1e} + {rtol:.1e}·|expected|{rule}); "
                 f"bitwise equal: {'yes' if bitwise else 'no'}")

@@ -16,6 +16,7 @@ import torch
 import torch.distributed as dist
 
 from .measure import threads_per_rank
+from .registry import SectionFailed
 from .results import Results, environment
 
 WORLD_SIZES_VARIABLE = "TP_COMPANION_WORLD_SIZES"
@@ -74,16 +75,31 @@ def run_all(companion, world_sizes=None, **options):
     return results
 
 
+class RunAborted(RuntimeError):
+    """A rank raised: every rank was stopped, and this says which rank, where and what."""
+
+
 def launch(companion, world, backend, **options):
-    """Spawn `world` processes that run every check; return rank 0's report."""
+    """Spawn `world` processes that run every check; return rank 0's report. Raises RunAborted
+    with the rank's error when a section raised on one (the other ranks are stopped at once)."""
     if backend == "nccl" and world > gpu_count():
         raise ValueError(f"N = {world} asks for more processes than the {gpu_count()} GPUs here")
     import torch.multiprocessing as mp
+    from torch.multiprocessing.spawn import ProcessException
 
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "report.json")
-        mp.spawn(_spawned, args=(world, backend, free_port(), companion.module, out, options), nprocs=world, join=True)
+        try:
+            mp.spawn(_spawned, args=(world, backend, free_port(), companion.module, out, options), nprocs=world, join=True)
+        except ProcessException as exc:
+            failures = aborted_ranks(tmp)
+            if not failures:
+                raise
+            first, *then = failures  # the first to raise is the cause; the others saw it leave
+            raise RunAborted(f"N = {world}: rank {first['rank']} raised in section {first['section']!r}: {first['error']}"
+                             + "".join(f"; then rank {f['rank']}: {f['error']}" for f in then)
+                             + f" (every rank stopped, {time.perf_counter() - started:.1f} s after the launch)") from None
         with open(out) as fh:
             report = json.load(fh)
     report["wall_s"] = round(time.perf_counter() - started, 3)
@@ -91,17 +107,51 @@ def launch(companion, world, backend, **options):
     return report
 
 
+def aborted_ranks(folder):
+    """The failure records the ranks that raised left in `folder` (see abort), first raised first."""
+    records = []
+    for name in sorted(os.listdir(folder)):
+        if name.startswith("aborted-rank"):
+            with open(os.path.join(folder, name)) as fh:
+                records.append(json.load(fh))
+    return sorted(records, key=lambda r: r["at"])
+
+
 def _spawned(rank, world, backend, port, module, out, options):
     companion = importlib.import_module(module).companion
     device = join(backend, rank, world, f"tcp://127.0.0.1:{port}", companion.options | options)
     try:
         report = companion.run(rank, world, device, backend, options)
-        if rank == 0:
-            with open(out, "w") as fh:
-                json.dump(report, fh)
-    finally:
+    except SectionFailed as failure:
+        abort(failure, os.path.dirname(out))
+    if rank == 0:
+        with open(out, "w") as fh:
+            json.dump(report, fh)
+    leave(rank, 0)
+
+
+def abort(failure, folder=None):
+    """This rank raised: say so on stderr with its traceback, leave its record in `folder` for the
+    launcher, and end the process at once, without another collective or a teardown that could
+    wait on ranks still inside the section's collectives. Whoever started the ranks (mp.spawn,
+    torchrun) stops the others when one exits with an error."""
+    print(f"companionkit: {failure}\n{failure.trace}", file=sys.stderr, flush=True)
+    if folder is not None:
+        with open(os.path.join(folder, f"aborted-rank{failure.rank}.json"), "w") as fh:
+            json.dump({**failure.record(), "at": failure.at}, fh)
+    exit_now(1)
+
+
+def leave(rank, status):
+    """The end of a rank that ran to its end: tear the process group down, and report an error
+    in doing so (as exit status 3) instead of hiding it."""
+    try:
         dist.destroy_process_group()
-    exit_now(0)
+    except Exception as exc:  # reported, and the run fails: the checks may have passed, the teardown did not
+        print(f"companionkit: rank {rank}: tearing down the process group failed: {type(exc).__name__}: {exc}",
+              file=sys.stderr, flush=True)
+        status = status or 3
+    exit_now(status)
 
 
 def join(backend, rank, world, init_method, options, local_rank=None):
@@ -122,9 +172,10 @@ def join(backend, rank, world, init_method, options, local_rank=None):
 
 
 def exit_now(status):
-    """Leave without running C++ static destructors: about one run in six, torch 2.13's gloo
-    teardown aborts after destroy_process_group ("terminate called without an active exception")
-    while a background thread is still alive. Every report is written by then."""
+    """Leave without running C++ static destructors, once the Python teardown is done (its errors
+    are reported by leave): about one run in six, torch 2.13's gloo aborts in those destructors
+    after a clean destroy_process_group ("terminate called without an active exception") while a
+    background thread is still alive. Every report is written by then."""
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(status)
@@ -178,18 +229,17 @@ def torchrun_main(companion, argv=None):
             print(f"--cpu: the {gpus} GPU(s) here are not used.", flush=True)
     try:
         report = companion.run(rank, world, device, backend, options, echo=True)
-        passed = True
-        if rank == 0:
-            results = Results(companion)
-            results.add(report)
-            print("\n" + results.summary(), flush=True)
-            passed = not results.failures()
-            if args.device_report:
-                results.write_device_report(args.device_report)
-                print(f"device report: {args.device_report}", flush=True)
-        verdict = torch.tensor([int(passed)], device=device)
-        dist.broadcast(verdict, 0)
-        passed = bool(verdict.item())
-    finally:
-        dist.destroy_process_group()
-    exit_now(0 if passed else 1)
+    except SectionFailed as failure:
+        abort(failure)  # torchrun stops the other ranks when this one exits with an error
+    passed = True
+    if rank == 0:
+        results = Results(companion)
+        results.add(report)
+        print("\n" + results.summary(), flush=True)
+        passed = not results.failures()
+        if args.device_report:
+            results.write_device_report(args.device_report)
+            print(f"device report: {args.device_report}", flush=True)
+    verdict = torch.tensor([int(passed)], device=device)
+    dist.broadcast(verdict, 0)
+    leave(rank, 0 if verdict.item() else 1)

@@ -138,6 +138,44 @@ def saved_bytes(fn, exclude=()):
     return result, sum(seen.values())
 
 
+class _Allocations(TorchDispatchMode):
+    """The bytes of every new storage the ops under it return (views of an existing one are free)."""
+
+    def __init__(self):
+        super().__init__()
+        self.sizes = []
+        self._seen = set()
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        inputs = {t.untyped_storage().data_ptr() for t in _tensors(args) + _tensors(list((kwargs or {}).values()))}
+        out = func(*args, **(kwargs or {}))
+        for t in _tensors([out]):
+            ptr = t.untyped_storage().data_ptr()
+            if ptr not in inputs and ptr not in self._seen:
+                self._seen.add(ptr)
+                self.sizes.append(t.untyped_storage().nbytes())
+        return out
+
+
+def _tensors(items):
+    found = []
+    for item in items:
+        if isinstance(item, torch.Tensor):
+            found.append(item)
+        elif isinstance(item, (list, tuple)):
+            found += _tensors(item)
+    return found
+
+
+def allocations(fn):
+    """(result, sizes): the bytes of each new tensor storage the ops inside `fn()` create, in
+    order, on any device: what a computation allocates (a full (T, V) intermediate shows up even
+    when only a slice of it is kept)."""
+    with _Allocations() as mode:
+        result = fn()
+    return result, mode.sizes
+
+
 def cuda_allocated(fn, device):
     """(result, bytes): growth of torch.cuda.memory_allocated while `fn()` runs and its result lives."""
     torch.cuda.synchronize(device)
@@ -182,6 +220,13 @@ class Timing:
     median_ms: float
     threads: int  # torch.get_num_threads() inside the timed region
     repeats: int
+    min_ms: float = None
+    max_ms: float = None
+
+    @classmethod
+    def of(cls, times, threads):
+        """The spread of a list of milliseconds: a timing is a measurement, not one number."""
+        return cls(statistics.median(times), threads, len(times), min(times), max(times))
 
 
 def _timed(fn, device):
@@ -215,8 +260,8 @@ def time_against_baseline(baseline, step, rank, device, warmup, repeats, baselin
         dist.barrier()
         step_times.append(_timed(step, device))
         dist.barrier()
-    base = Timing(statistics.median(base_times[warmup:]), base_threads, repeats) if rank == 0 else None
-    return base, Timing(statistics.median(step_times[warmup:]), torch.get_num_threads(), repeats)
+    base = Timing.of(base_times[warmup:], base_threads) if rank == 0 else None
+    return base, Timing.of(step_times[warmup:], torch.get_num_threads())
 
 
 def bf16_supported(device):

@@ -3,14 +3,17 @@ the checks it names FAIL (and no other). A lesson adds mutations as data in
 `companion/mutations.toml` (see docs/companion.md); tests/companion/test_mutations.py runs them.
 Entries are located and edits applied as for lessons' wrong.toml (lessonkit.edits).
 
-All of a lesson's copies run in one spawn of `world` gloo processes: each copy is imported afresh
-from its own folder, so the cost of starting processes and torch is paid once."""
+All of a lesson's copies, or several lessons' (run_many), run in one spawn of `world` gloo
+processes: each copy is imported afresh from its own folder, so the cost of starting processes and
+torch is paid once. A copy that aborts (a section raised) ends that spawn; the copies after it run
+in a fresh one, so those that are declared to abort run last."""
 
 import importlib
 import json
 import shutil
 import sys
 import tempfile
+import time
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +34,9 @@ class Mutation:
     fails: list  # check ids or patterns (`*` only): each must match a failing check
     may_fail: list  # checks that may fail too, depending on the machine (say why in the file)
     line: int  # where it is declared, for messages
+    # A section whose exception must end the run (every rank stopped, that rank's error reported)
+    # instead of the `fails`; "section" or "section@rank" to also name the rank that raised.
+    aborts: str = ""
 
 
 class MutationError(ValueError):
@@ -58,15 +64,17 @@ def load(path):
     noisy = list(data.get("machine_dependent", []))
     for i, entry in enumerate(data.get("mutation", [])):
         line = starts[i] if i < len(starts) else 1
-        missing = [k for k in ("name", "file", "replace", "with", "fails") if k not in entry]
+        missing = [k for k in ("name", "file", "replace", "with") if k not in entry]
+        if "fails" not in entry and "aborts" not in entry:
+            missing.append("fails (or aborts)")
         if missing:
             raise MutationError(f"{path}:{line}: mutation lacks {', '.join(missing)}")
-        if not entry["fails"]:
+        if "aborts" not in entry and not entry["fails"]:
             raise MutationError(f"{path}:{line}: {entry['name']!r}: fails must name at least one check")
-        fails = list(entry["fails"])
+        fails = list(entry.get("fails", []))
         may_fail = list(entry.get("may_fail", [])) + [c for c in noisy if not matches(c, fails)]
         mutations.append(Mutation(entry["name"], entry["file"], entry["replace"], entry["with"],
-                                  fails, may_fail, line))
+                                  fails, may_fail, line, entry.get("aborts", "")))
     return Suite(data.get("options", {}), mutations, noisy)
 
 
@@ -93,6 +101,18 @@ def write_copy(folder, library, mutation=None):
 
 def verdict(mutation, report):
     """None when the copy failed exactly as `mutation` says, else what went wrong, in words."""
+    if mutation.aborts:
+        section, _, rank = mutation.aborts.partition("@")
+        got = report.get("aborted")
+        if not got:
+            return f"expected the run to abort in section {section!r}, " + (
+                f"it did not: {report['error']}" if "error" in report else "it ran to its end")
+        if got["section"] != section or (rank and got["rank"] != int(rank)):
+            return f"expected an abort in section {mutation.aborts!r}, got rank {got['rank']} in {got['section']!r}"
+        return None
+    if "aborted" in report:
+        got = report["aborted"]
+        return f"its run aborted: rank {got['rank']} raised in section {got['section']!r}: {got['error']}"
     if "error" in report:
         return f"its checks did not run: {report['error']}"
     failed = sorted(c["id"] for c in report["checks"] if c["status"] == "FAIL")
@@ -113,35 +133,59 @@ def matches(check_id, patterns):
 def run(library, mutations, options, world=2):
     """Reports of the unbroken library (first) and of each mutation, every check run on `world`
     gloo processes. Each report is rank 0's dict (see results.py), or {"error": text} when the
-    copy could not be imported or its processes died."""
+    copy could not be imported or its processes died, or {"aborted": {"rank", "section", "error"},
+    "stopped_after_s"} when a section raised on a rank and every rank was stopped."""
+    return run_many([(library, mutations, options)], world)[0]
+
+
+def run_many(suites, world=2):
+    """run() for several libraries [(library, mutations, options), ...] in one spawn of `world`
+    gloo processes (torch and the process group are started once for all of them); returns one
+    list of reports per library."""
     import torch.multiprocessing as mp
     from torch.multiprocessing.spawn import ProcessException
 
     from .launch import free_port
 
-    module = Path(library).stem
     with tempfile.TemporaryDirectory() as tmp:
-        folders = []
-        for i, mutation in enumerate([None, *mutations]):
-            folder = Path(tmp) / f"copy{i}"
-            write_copy(folder, library, mutation)
-            folders.append(str(folder))
+        jobs, keys = [], []
+        for s, (library, mutations, options) in enumerate(suites):
+            copies = [None, *mutations]
+            for i in range(len(copies)):
+                folder = Path(tmp) / f"suite{s}" / f"copy{i}"
+                write_copy(folder, library, copies[i])
+                jobs.append((str(folder), Path(library).stem, options))
+                keys.append((s, i, bool(copies[i] and copies[i].aborts)))
+        # Copies that abort their run go last: each abort costs a fresh spawn for the copies after it.
+        order = sorted(range(len(jobs)), key=lambda j: keys[j][2])
+        jobs, keys = [jobs[j] for j in order], [keys[j] for j in order]
+        timeout = max([120] + [o.get("timeout_s", 120) for _, _, o in jobs])
         out = Path(tmp) / "reports.jsonl"
         reports = []
-        while len(reports) < len(folders):
+        while len(reports) < len(jobs):
             try:
-                mp.spawn(_worker, args=(world, free_port(), folders[len(reports):], module, str(out), options),
+                mp.spawn(_worker, args=(world, free_port(), jobs[len(reports):], str(out), timeout),
                          nprocs=world, join=True)
             except ProcessException as exc:
-                # A copy that desynchronises the ranks can make gloo abort a process: keep what
-                # finished, record the copy as crashed, and go on with the next in fresh processes.
-                done = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
-                reports += done
-                reports.append({"error": f"the processes died while it ran ({exc}); see the output above"})
+                # A section raised on a rank (its record is in reports.jsonl.aborted) or a process died:
+                # keep what finished, record the copy as aborted or crashed, and go on with the next
+                # copies in fresh processes.
+                reports += [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
+                aborted = Path(f"{out}.aborted")
+                if aborted.exists():
+                    record = json.loads(aborted.read_text())
+                    # How long the other ranks took to stop once one had raised: evidence of no hang.
+                    reports.append({"aborted": record["aborted"], "stopped_after_s": round(time.time() - record["at"], 2)})
+                    aborted.unlink()
+                else:
+                    reports.append({"error": f"the processes died while it ran ({exc}); see the output above"})
                 out.unlink(missing_ok=True)
                 continue
             reports += [json.loads(line) for line in out.read_text().splitlines()]
-        return reports
+        by_suite = [dict() for _ in suites]
+        for (s, i, _), report in zip(keys, reports):
+            by_suite[s][i] = report
+        return [[found[i] for i in range(len(found))] for found in by_suite]
 
 
 def _fresh_import(folder, module):
@@ -154,28 +198,38 @@ def _fresh_import(folder, module):
         sys.path.remove(folder)
 
 
-def _worker(rank, world, port, folders, module, out, options):
+def _worker(rank, world, port, jobs, out, timeout):
     import torch.distributed as dist
 
-    from .launch import exit_now, join
+    from .launch import abort, join, leave
 
-    device = join("gloo", rank, world, f"tcp://127.0.0.1:{port}", {"timeout_s": 120, **options})
-    try:
-        for folder in folders:
-            if rank == 0:  # names the copy that was running if a process dies
-                print(f"companionkit.mutate: running {folder}", file=sys.stderr, flush=True)
-            try:
-                companion = _fresh_import(folder, module).companion
-            except Exception as exc:  # the same on every rank: nothing ran, nothing to agree on
-                if rank == 0:
-                    with open(out, "a") as fh:
-                        fh.write(json.dumps({"error": f"{type(exc).__name__}: {exc}"}) + "\n")
-                continue
-            report = companion.run(rank, world, device, "gloo", options)
+    device = join("gloo", rank, world, f"tcp://127.0.0.1:{port}", {"timeout_s": timeout})
+    for folder, module, options in jobs:
+        if rank == 0:  # names the copy that was running if a process dies
+            print(f"companionkit.mutate: running {folder}", file=sys.stderr, flush=True)
+        try:
+            companion = _fresh_import(folder, module).companion
+        except Exception as exc:  # the same on every rank: nothing ran, nothing to agree on
             if rank == 0:
                 with open(out, "a") as fh:
-                    fh.write(json.dumps(report) + "\n")
-            dist.barrier()
-    finally:
-        dist.destroy_process_group()
-    exit_now(0)
+                    fh.write(json.dumps({"error": f"{type(exc).__name__}: {exc}"}) + "\n")
+            continue
+        try:
+            report = companion.run(rank, world, device, "gloo", options)
+        except companion_failure() as failure:
+            try:  # the first rank to raise is the copy's record ("x": the others find it there)
+                with open(out + ".aborted", "x") as fh:
+                    json.dump({"aborted": failure.record(), "at": failure.at}, fh)
+            except FileExistsError:
+                pass
+            abort(failure)
+        if rank == 0:
+            with open(out, "a") as fh:
+                fh.write(json.dumps(report) + "\n")
+        dist.barrier()
+    leave(rank, 0)
+
+
+def companion_failure():
+    """The SectionFailed class of the companionkit copy imported last (each copy has its own)."""
+    return sys.modules["companionkit.registry"].SectionFailed

@@ -43,32 +43,64 @@ class Companion:
 
     def run(self, rank, world, device, backend, options=None, echo=False, local_only=False):
         """Every section (or only the local ones) on this rank; every rank must call it. Returns
-        rank 0's report (a dict, see results.py), None on the other ranks."""
+        rank 0's report (a dict, see results.py), None on the other ranks. A section that raises
+        raises SectionFailed here at once, with no further collective: the other ranks may be
+        inside the section's collectives, so the launcher must stop them (see launch.abort)."""
         options = {**self.options, **(options or {})}
         started = time.perf_counter()
         report = {"lesson": self.lesson, "world": world, "backend": backend, "device": str(device),
                   "device_name": device_name(device), "threads_per_rank": torch.get_num_threads(),
-                  "local_only": local_only, "code": [os.path.abspath(__file__), inspect.getsourcefile(sys.modules[self.module])],
+                  "precision": pin_precision(), "local_only": local_only,
+                  "code": [os.path.abspath(__file__), inspect.getsourcefile(sys.modules[self.module])],
                   "sections": [], "checks": [], "data": {}}
+        groups = {}  # one communicator per group of ranks for the whole run, destroyed at its end
         for section in self.sections:
             if local_only and not section.local:
                 continue
-            run = Run(self, section, rank, world, device, backend, options, report, echo)
+            run = Run(self, section, rank, world, device, backend, options, report, echo, groups=groups)
             run.say(f"\n== {section.title} ==")
             t0 = time.perf_counter()
             try:
                 section.fn(run)
-                raised = None
-            except Exception as exc:  # a broken section is a failure, reported with its cause
-                raised = f"{type(exc).__name__}: {exc}"
-                if echo:
-                    traceback.print_exc()
-            run.expect("error", "the section ran to its end", raised is None,
-                       "no exception" if raised is None else f"raised {raised}", quiet_pass=True)
+            except Exception as exc:
+                # The groups are left to the process's end: destroying one could wait on the others.
+                raise SectionFailed(rank, section.id, f"{type(exc).__name__}: {exc}", traceback.format_exc()) from exc
             report["sections"].append({"id": section.id, "title": section.title,
                                        "seconds": round(time.perf_counter() - t0, 3), "lines": run.lines})
+        for group in groups.values():
+            if group is not dist.GroupMember.NON_GROUP_MEMBER:
+                dist.destroy_process_group(group)
         report["duration_s"] = round(time.perf_counter() - started, 3)
         return report if rank == 0 else None
+
+
+class SectionFailed(Exception):
+    """A section raised on this rank: the run cannot go on (the ranks' collectives no longer match)."""
+
+    def __init__(self, rank, section, error, trace=""):
+        super().__init__(f"rank {rank} raised in section {section!r}: {error}")
+        self.rank, self.section, self.error, self.trace = rank, section, error, trace
+        self.at = time.time()  # when it raised: of several ranks' failures, the first is the cause
+
+    def record(self):
+        return {"rank": self.rank, "section": self.section, "error": self.error}
+
+
+def pin_precision():
+    """fp32 matrix products in full fp32: on Ampere and later GPUs cuBLAS and cuDNN may otherwise
+    use TF32 (10-bit mantissas), which the fp32 tolerances do not allow. Returns what is set, for
+    the report."""
+    backends = torch.backends
+    if hasattr(backends.cuda.matmul, "fp32_precision"):  # torch >= 2.9
+        backends.cuda.matmul.fp32_precision = "ieee"
+        backends.cudnn.conv.fp32_precision = "ieee"
+        return {"matmul_fp32_precision": backends.cuda.matmul.fp32_precision,
+                "cudnn_conv_fp32_precision": backends.cudnn.conv.fp32_precision,
+                "float32_matmul_precision": torch.get_float32_matmul_precision()}
+    backends.cuda.matmul.allow_tf32 = False
+    backends.cudnn.allow_tf32 = False
+    return {"matmul_allow_tf32": backends.cuda.matmul.allow_tf32, "cudnn_allow_tf32": backends.cudnn.allow_tf32,
+            "float32_matmul_precision": torch.get_float32_matmul_precision()}
 
 
 def device_name(device):
@@ -93,7 +125,7 @@ class Run:
     report: dict
     echo: bool
     lines: list = field(default_factory=list)
-    _pair: object = None
+    groups: dict = field(default_factory=dict)  # shared by the run's sections: {ranks: group}
 
     @property
     def distributed(self):
@@ -114,9 +146,8 @@ class Run:
         if self.rank == 0:
             self.report["data"].setdefault(name, []).append(value)
 
-    def expect(self, key, title, ok, detail, quiet_pass=False):
-        """One verdict, `<section>/<key>`: PASS only if `ok` holds on every rank. A quiet pass is
-        agreed but not recorded (the section-ran-to-its-end verdict shows only when it fails)."""
+    def expect(self, key, title, ok, detail):
+        """One verdict, `<section>/<key>`: PASS only if `ok` holds on every rank."""
         failed_ranks = [self.rank] if not ok else []
         if self.distributed:
             flags = torch.zeros(self.world, dtype=torch.int32, device=self.device)
@@ -131,7 +162,7 @@ class Run:
         status = "FAIL" if failed_ranks else "PASS"
         if status == "FAIL" and self.world > 1:
             detail += f" (failed on rank{'s' * (len(failed_ranks) > 1)} {', '.join(map(str, failed_ranks))})"
-        self._record(key, title, status, detail, quiet=quiet_pass and status == "PASS")
+        self._record(key, title, status, detail)
         return status == "PASS"
 
     def skip(self, key, title, reason):
@@ -140,13 +171,13 @@ class Run:
 
     def group2(self):
         """A process group of ranks 0 and 1 (a lesson's example on "2 GPUs" whatever N is). Every
-        rank must call it; ranks 2 and above get None."""
-        if self._pair is None:
-            self._pair = dist.new_group([0, 1])
-        return self._pair if self.rank < 2 else None
+        rank must call it; ranks 2 and above get None. One communicator for the whole run."""
+        if (0, 1) not in self.groups:
+            self.groups[(0, 1)] = dist.new_group([0, 1])
+        return self.groups[(0, 1)] if self.rank < 2 else None
 
-    def _record(self, key, title, status, detail, quiet=False):
-        if self.rank != 0 or quiet:
+    def _record(self, key, title, status, detail):
+        if self.rank != 0:
             return
         check = {"id": f"{self.section.id}/{key}", "section": self.section.id, "title": title,
                  "status": status, "detail": detail}

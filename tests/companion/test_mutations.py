@@ -1,7 +1,9 @@
 """Every companion check can fail. Each lesson's companion/mutations.toml lists broken copies of its
-library (or of companionkit) and the checks each must make FAIL; all of a lesson's copies run in one
-spawn of two gloo processes (companionkit.mutate). A lesson adds mutations as data only."""
+library (or of companionkit) and the checks each must make FAIL, or the section whose exception
+must stop every rank (`aborts`); the copies of all selected lessons run in one spawn of two gloo
+processes (companionkit.mutate.run_many). A lesson adds mutations as data only."""
 
+import dataclasses
 import tomllib
 from pathlib import Path
 
@@ -11,21 +13,30 @@ from companionkit import mutate
 
 ROOT = Path(__file__).resolve().parents[2]
 LESSONS = sorted(p.parents[1] for p in ROOT.glob("lessons/*/companion/mutations.toml"))
-# One test worker: outcome() runs each lesson's copies once per process, and its tests spread over
-# two workers ran every lesson's spawn twice.
+# One test worker, one spawn: outcome() runs the copies of every lesson this session selected in
+# one spawn of two gloo processes (companionkit.mutate.run_many), the first time a test asks.
 pytestmark = pytest.mark.xdist_group("companion-mutations")
 CASES = [(lesson, i) for lesson in LESSONS for i in range(len(mutate.load(lesson / "companion" / "mutations.toml").mutations))]
 _reports = {}
 
 
-def outcome(lesson):
-    """(suite, reports) of one lesson, run once per test session: its mutate.Suite, and the
-    unbroken report followed by one per mutation."""
-    if lesson not in _reports:
-        suite = mutate.load(lesson / "companion" / "mutations.toml")
-        companion = tomllib.loads((lesson / "lesson.toml").read_text(encoding="utf-8"))["companion"]
-        _reports[lesson] = suite, mutate.run(lesson / companion["library"], suite.mutations, suite.options)
-    return _reports[lesson]
+@pytest.fixture
+def outcome(request):
+    """outcome(lesson) -> (suite, reports): its mutate.Suite, and the unbroken report followed by
+    one per mutation; all selected lessons run together on first use."""
+    def get(lesson):
+        if lesson not in _reports:
+            selected = {item.callspec.params.get("lesson") or item.callspec.params["case"][0]
+                        for item in request.session.items
+                        if item.module is request.module and hasattr(item, "callspec")} | {lesson}
+            wanted = sorted(selected - set(_reports))
+            suites = [mutate.load(l / "companion" / "mutations.toml") for l in wanted]
+            libraries = [l / tomllib.loads((l / "lesson.toml").read_text(encoding="utf-8"))["companion"]["library"]
+                         for l in wanted]
+            reports = mutate.run_many([(lib, suite.mutations, suite.options) for lib, suite in zip(libraries, suites)])
+            _reports.update({l: (suite, r) for l, suite, r in zip(wanted, suites, reports)})
+        return _reports[lesson]
+    return get
 
 
 def case_id(case):
@@ -35,10 +46,10 @@ def case_id(case):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.name)
-def test_the_unbroken_companion_passes_every_check_with_the_mutation_options(lesson):
+def test_the_unbroken_companion_passes_every_check_with_the_mutation_options(lesson, outcome):
     suite, reports = outcome(lesson)
     unbroken = reports[0]
-    assert "error" not in unbroken, unbroken
+    assert "error" not in unbroken and "aborted" not in unbroken, unbroken
     failed = [f"{c['id']}: {c['detail']}" for c in unbroken["checks"]
               if c["status"] == "FAIL" and not mutate.matches(c["id"], suite.machine_dependent)]
     assert not failed, failed
@@ -46,7 +57,7 @@ def test_the_unbroken_companion_passes_every_check_with_the_mutation_options(les
 
 @pytest.mark.slow
 @pytest.mark.parametrize("case", CASES, ids=case_id)
-def test_a_broken_copy_fails_exactly_the_checks_it_names(case):
+def test_a_broken_copy_fails_exactly_the_checks_it_names(case, outcome):
     lesson, i = case
     suite, reports = outcome(lesson)
     mutation = suite.mutations[i]
@@ -56,7 +67,7 @@ def test_a_broken_copy_fails_exactly_the_checks_it_names(case):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.name)
-def test_every_check_is_failed_by_some_mutation(lesson):
+def test_every_check_is_failed_by_some_mutation(lesson, outcome):
     _, reports = outcome(lesson)
     checks = {c["id"] for c in reports[0]["checks"]}
     failed = {c["id"] for r in reports[1:] if "checks" in r for c in r["checks"] if c["status"] == "FAIL"}
@@ -83,6 +94,9 @@ def test_check_patterns_treat_only_the_star_as_special():
 
 
 TOY = '''"""A toy companion for the harness's own test."""
+import torch
+import torch.distributed as dist
+
 from companionkit import Companion
 
 companion = Companion(__name__, lesson="toy")
@@ -91,18 +105,37 @@ companion = Companion(__name__, lesson="toy")
 @companion.section("s", "toy")
 def s(run):
     value = 1
+    dist.all_reduce(torch.ones(3))
     run.expect("one", "one is one", value == 1, f"value {value}")
+
+
+@companion.section("after", "a section after it")
+def after(run):
+    run.expect("two", "it runs too", True, "yes")
 '''
 
 
 @pytest.mark.slow
-def test_a_copy_whose_processes_die_is_reported_and_the_next_copies_still_run(tmp_path):
+def test_a_rank_that_raises_alone_stops_every_rank_with_its_error_and_the_next_copies_still_run(tmp_path):
+    # Rank 1 raises before the section's all-reduce that rank 0 is already waiting in: without the
+    # abort, rank 0 would wait for the gloo timeout, or rank 1's next collective would be matched
+    # with the wrong one.
     library = tmp_path / "toy_lib.py"
     library.write_text(TOY)
     wrong = mutate.Mutation("two", "toy_lib.py", "    value = 1\n", "    value = 2\n", ["s/one"], [], 1)
+    raises = mutate.Mutation("rank 1 raises", "toy_lib.py", "    value = 1\n",
+                             "    value = 1\n    if run.rank == 1:\n        raise RuntimeError('rank one broke')\n",
+                             [], [], 2, aborts="s@1")
     dies = mutate.Mutation("rank 1 dies", "toy_lib.py", "    value = 1\n",
-                           "    value = 1\n    if run.rank == 1:\n        import os\n        os._exit(3)\n", ["s/one"], [], 2)
-    unbroken, first, crashed, after = mutate.run(library, [wrong, dies, wrong], {"timeout_s": 30})
-    assert [c["status"] for c in unbroken["checks"]] == ["PASS"]
+                           "    value = 1\n    if run.rank == 1:\n        import os\n        os._exit(3)\n", ["s/one"], [], 3)
+    unbroken, first, aborted, crashed, after = mutate.run(library, [wrong, raises, dies, wrong], {"timeout_s": 60})
+    assert [c["status"] for c in unbroken["checks"]] == ["PASS", "PASS"]
     assert mutate.verdict(wrong, first) is None and mutate.verdict(wrong, after) is None
-    assert "the processes died while it ran" in mutate.verdict(dies, crashed)
+    assert aborted["aborted"] == {"rank": 1, "section": "s", "error": "RuntimeError: rank one broke"}, aborted
+    assert mutate.verdict(raises, aborted) is None
+    assert "expected an abort in section 's@0'" in mutate.verdict(dataclasses.replace(raises, aborts="s@0"), aborted)
+    assert "its run aborted: rank 1 raised in section 's'" in mutate.verdict(wrong, aborted)
+    # Rank 0's next collective sees its peer gone and raises: an abort with rank 0's error, or a
+    # crash if the launcher stopped rank 0 first; either way its checks did not pass.
+    assert "remote worker" in crashed.get("aborted", {}).get("error", "") or "error" in crashed, crashed
+    print(f"the other rank stopped {aborted['stopped_after_s']} s after rank 1 raised")

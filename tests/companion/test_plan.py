@@ -3,6 +3,7 @@ one process per GPU for two or more, a loud notice and CPU processes for one, re
 the GPUs; and the torchrun script's refusal when processes outnumber GPUs. GPUs are faked: this
 machine has none."""
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -64,7 +65,8 @@ def test_torchrun_with_more_processes_than_gpus_refuses_and_says_what_to_run(tmp
     code = ("import torch, sys; torch.cuda.is_available = lambda: True; torch.cuda.device_count = lambda: 1; "
             f"sys.path.insert(0, {str(ROOT / 'lessons/tp-mlp/companion')!r}); import tp_mlp_lib, companionkit; "
             "companionkit.torchrun_main(tp_mlp_lib.companion, [])")
-    env = {"RANK": "0", "WORLD_SIZE": "2", "LOCAL_RANK": "0", "LOCAL_WORLD_SIZE": "2", "PATH": "/usr/bin"}
+    env = {"RANK": "0", "WORLD_SIZE": "2", "LOCAL_RANK": "0", "LOCAL_WORLD_SIZE": "2", "PATH": "/usr/bin",
+           "PYTHONPATH": str(ROOT / "py")}  # this tree's companionkit, whatever the venv's path file says
     run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
     assert run.returncode == 2
     assert "2 processes on this machine but 1 GPU" in run.stderr and "--cpu" in run.stderr
@@ -87,12 +89,79 @@ def test_a_lone_gpu_runs_the_local_sections_alone_in_this_process(monkeypatch, c
     assert "1 CPU" in results.summary()
 
 
-def test_the_prepared_gpu_command_uses_torchrun_for_two_gpus_and_the_notebook_plan_for_one(tmp_path):
+@pytest.mark.slow
+def test_the_gpu_sweep_runs_each_download_under_torchrun_and_records_it(tmp_path, monkeypatch, capsys):
+    # The sweep on CPU with gloo (N = 2, the mutation suite's small sizes): the same command a GPU
+    # node runs, and the one torchrun launch of a downloaded script in the suite.
     from companionkit import gpu_runs
 
-    lesson, companion = next(gpu_runs.companions(["tp-mlp"]))
-    many = gpu_runs.command(lesson, companion, 4, tmp_path / "r.json")
-    assert many[1:5] == ["-m", "torch.distributed.run", "--standalone", "--nproc_per_node=4"]
-    assert many[5].endswith("tp_mlp_check.py") and many[-2:] == ["--device-report", str(tmp_path / "r.json")]
-    one = gpu_runs.command(lesson, companion, 1, tmp_path / "r.json")
-    assert one[1] == "-c" and "ck.run_all(lib.companion)" in one[2]
+    monkeypatch.chdir(tmp_path)
+    status = gpu_runs.main(["--lesson", "fg-backward", "--cpu", "--quick", "--out", "records", "--timeout", "300"])
+    printed = capsys.readouterr().out
+    assert status == 0, printed
+    record = json.loads((tmp_path / "records" / "fg-backward-N2.json").read_text())
+    run = record["gpu_run"]
+    assert run["exit_status"] == 0 and not run["timed_out"] and run["backend"] == "gloo" and run["world"] == 2
+    assert run["command"][:4] == ["torchrun", "--standalone", "--nproc_per_node=2", "fg_backward_check.py"]
+    assert {"commit", "gpu_models", "driver", "nccl", "topology"} <= set(run["machine"])
+    assert run["precision"] and "float32_matmul_precision" in run["precision"]
+    checks = record["runs"][0]["checks"]
+    assert checks and all(c["status"] != "FAIL" for c in checks)
+    # The torchrun run used the unzipped download's companionkit, not the repository's.
+    assert all("fg-backward-companion" in path for path in record["runs"][0]["code"]), record["runs"][0]["code"]
+    log = (tmp_path / "records" / "fg-backward-N2.log").read_text()
+    assert "backend gloo, world size 2" in log
+    summary = (tmp_path / "records" / "summary.md").read_text()
+    assert f"| fg-backward | 2 | gloo | {record['runs'][0]['device_name']} | {len(checks)} | 0 | 0 |" in summary
+    assert "| ok | fg-backward-N2.json |" in summary and summary in printed
+
+
+RAISES_ON_RANK_1 = '''"""A companion whose second section raises on rank 1 alone, while rank 0 waits in an all-reduce."""
+import torch
+import torch.distributed as dist
+
+from companionkit import Companion
+
+companion = Companion(__name__, lesson="toy")
+
+
+@companion.section("first", "runs")
+def first(run):
+    run.expect("ok", "it runs", True, "yes")
+
+
+@companion.section("second", "rank 1 raises in it")
+def second(run):
+    if run.rank == 1:
+        raise torch.OutOfMemoryError("rank 1 alone ran out of memory")
+    dist.all_reduce(torch.ones(2))
+'''
+
+
+@pytest.mark.slow
+def test_one_rank_raising_stops_the_notebook_run_with_that_ranks_error(tmp_path, monkeypatch):
+    # The notebook's path (launch, mp.spawn); the torchrun path is torchrun's own stopping of the
+    # other ranks once one exits non-zero, and the mutation suite proves the harness's.
+    (tmp_path / "raising_lib.py").write_text(RAISES_ON_RANK_1)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import raising_lib
+
+    with pytest.raises(launch.RunAborted, match=r"N = 2: rank 1 raised in section 'second': "
+                                                r"OutOfMemoryError: rank 1 alone ran out of memory") as caught:
+        launch.launch(raising_lib.companion, 2, "gloo", timeout_s=60)
+    print(caught.value)
+
+
+def test_the_repository_entry_runs_any_library_and_says_how_to_start_it(monkeypatch, capsys):
+    # `torchrun ... -m companionkit lessons/<slug>/companion/<slug_>_lib.py` replaces the per-lesson
+    # scripts in the repository; outside torchrun it loads the library and says how to start it.
+    from companionkit.__main__ import main
+
+    with pytest.raises(SystemExit, match="usage: torchrun"):
+        main(["lessons/tp-mlp/companion.ipynb"])
+    for name in ("RANK", "WORLD_SIZE"):
+        monkeypatch.delenv(name, raising=False)
+    with pytest.raises(SystemExit) as exited:
+        main([str(ROOT / "lessons" / "fg-backward" / "companion" / "fg_backward_lib.py"), "--option", "tokens=4"])
+    assert exited.value.code == 2
+    assert "start it with torchrun and at least 2 processes" in capsys.readouterr().err

@@ -42,7 +42,7 @@ COMPANION_TEXT = {
 def _companion_section(lesson: Lesson) -> str:
     """The companion downloads (written by companionkit.bundle) and how to run them, in two lines."""
     notebook, archive = companion_bundle.NOTEBOOK_NAME, companion_bundle.zip_name(lesson.id)
-    script = lesson.companion["script"].rsplit("/", 1)[-1]
+    script = companion_bundle.script_name(lesson.id, lesson.companion)
     fields = {"nb": f'<a href="{notebook}" download>{notebook}</a>',
               "zip": f'<a href="{archive}" download>{archive}</a>',
               "install": f"<code>{escape(companion_bundle.INSTALL)}</code>",

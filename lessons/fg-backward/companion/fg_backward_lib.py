@@ -14,6 +14,7 @@ import torch.distributed as dist
 import torch.nn.functional as F
 
 from companionkit import Companion, compare, measure
+from companionkit.tp import CopyToTP, ReduceFromTP, all_reduce_sum, expect_counts
 from companionkit.models import dtensor_mlp
 
 # The lesson's worked example (tp-mlp's): one token X = (1, 2), D = 2, F = 4, 2 GPUs, dY = (1, 1).
@@ -27,8 +28,8 @@ EXAMPLE_DX = (0.917, 2.252)
 EXAMPLE_DB = (((0.841, 0.841), (1.955, 1.955)), ((0.841, 0.841), (0.0, 0.0)))  # rows of dB_i
 ROUNDED = 5e-4  # the lesson prints three decimals
 
-# Seed 003's runs (float32): TP and one-device losses agree to ~1e-6 per iteration. Our losses
-# are O(1) and float32 keeps ~7 digits; 1e-5 relative leaves room for the sums' order.
+# Our losses are O(1) and float32 keeps ~7 digits (eps 1.2e-7): 1e-5 relative, about 80 eps, leaves
+# room for sums taken in another order at every step.
 LOSS_RTOL = 1e-5
 SEED = 0
 
@@ -47,38 +48,6 @@ def shard(A, B, rank, world):
     """Rank's column block of A and the matching row block of B (copies: the rank owns them)."""
     cols = block(A.shape[1], rank, world)
     return A[:, cols].clone(), B[cols, :].clone()
-
-
-def all_reduce_sum(t, group=None):
-    dist.all_reduce(t, group=group)
-    return t
-
-
-class CopyToTP(torch.autograd.Function):
-    """f (Megatron-LM's copy_to_tensor_model_parallel_region): identity forward; all-reduce
-    backward, because every rank's dX_i is only its share of dL/dX."""
-
-    @staticmethod
-    def forward(ctx, x, group):
-        ctx.group = group
-        return x
-
-    @staticmethod
-    def backward(ctx, grad):
-        return all_reduce_sum(grad.clone(), ctx.group), None
-
-
-class ReduceFromTP(torch.autograd.Function):
-    """g (reduce_from_tensor_model_parallel_region): all-reduce forward; identity backward,
-    because Y is a plain sum of the Y_i and every Y_i gets the whole dY."""
-
-    @staticmethod
-    def forward(ctx, y_partial, group):
-        return all_reduce_sum(y_partial.clone(), group)
-
-    @staticmethod
-    def backward(ctx, grad):
-        return grad, None
 
 
 def tp_block(X, A_i, B_i, with_f=True, group=None):
@@ -189,6 +158,22 @@ def grads(run):
     run.expect("dB", "dL/dB_i is row block i of the one-device dL/dB", *compare(B_i.grad, dB[cols, :]))
     run.expect("dX", "dL/dX after f's all-reduce is the one-device dL/dX, on every rank", *compare(Xt.grad, dX))
 
+    # bf16: the same backward on bf16 shards against fp64 gradients of the same rounded tensors,
+    # allowed 16 bf16 eps of each gradient's magnitude (two GEMMs, GeLU' and the all-reduce round).
+    title = "bf16: dA_i, dB_i and dX within 16 bf16 eps · their magnitude of fp64 gradients of the same inputs"
+    if not measure.bf16_supported(dev):
+        run.skip("bf16", title, f"{run.report['device_name']} has no bf16")
+        return
+    Ab, Bb, Xb, Gb = (t.to(torch.bfloat16) for t in (A, B, X, G))
+    dXb, dAb, dBb = reference_grads(Xb.double(), Ab.double().to(dev), Bb.double().to(dev), Gb.double())
+    A_i, B_i = (t.to(dev).requires_grad_() for t in shard(Ab, Bb, run.rank, run.world))
+    Xt = Xb.clone().requires_grad_()
+    (Gb * tp_block(Xt, A_i, B_i)).sum().backward()
+    checks = [(name, *compare(got, want, ulps=16)) for name, got, want in
+              (("dA_i", A_i.grad, dAb[:, cols]), ("dB_i", B_i.grad, dBb[cols, :]), ("dX", Xt.grad, dXb))]
+    run.expect("bf16", title, all(ok for _, ok, _ in checks) and Xt.grad.dtype == torch.bfloat16,
+               "; ".join(f"{name}: {d}" for name, _, d in checks))
+
 
 def two_blocks(X, params, group=None):
     """The model trained below: two MLP blocks one after the other, each with its f and g."""
@@ -245,9 +230,8 @@ def comm(run):
     A_i, B_i = (t.to(dev).requires_grad_() for t in shard(A, B, run.rank, run.world))
     Y, fwd = measure.collectives(lambda: tp_block(X, A_i, B_i))
     _, bwd = measure.collectives(lambda: Y.sum().backward())
-    run.expect("counts", "CommDebugMode: exactly 1 all-reduce in the forward pass and 1 in the backward pass",
-               fwd.counts == {"all_reduce": 1} and bwd.counts == {"all_reduce": 1},
-               f"forward {fwd.counts}, backward {bwd.counts}")
+    expect_counts(run, "counts", "CommDebugMode: exactly 1 all-reduce in the forward pass and 1 in the backward pass",
+                  fwd, bwd, {"all_reduce": 1}, {"all_reduce": 1})
     shapes = [tuple(c.shape) for c in fwd.calls + bwd.calls]
     run.expect("sizes", "each carries T·D elements (Y, then dL/dX); nothing of a weight's shape is sent",
                shapes == [(T, D), (T, D)], f"the collectives received tensors of shapes {shapes}; T·D = {T}·{D}")
@@ -265,14 +249,14 @@ def dtensor(run):
     Xt = X.clone().requires_grad_()
     Y, fwd = measure.collectives(lambda: model(Xt))
     _, bwd = measure.collectives(lambda: (Y * G).sum().backward())
-    run.expect("counts", "with an input that requires grad: 1 all-reduce forward, 1 backward",
-               fwd.counts == {"all_reduce": 1} and bwd.counts == {"all_reduce": 1},
-               f"forward {fwd.counts}, backward {bwd.counts}")
+    expect_counts(run, "counts", "with an input that requires grad: 1 all-reduce forward, 1 backward",
+                  fwd, bwd, {"all_reduce": 1}, {"all_reduce": 1})
     ok_a, detail_a = compare(model.up.weight.grad.to_local().T, dA[:, cols])
     ok_b, detail_b = compare(model.down.weight.grad.to_local().T, dB[cols, :])
     run.expect("grads", "its local weight gradients are dA[:, block i] and dB[block i, :]", ok_a and ok_b,
                f"dA: {detail_a}; dB: {detail_b}")
-    run.expect("dX", "its dL/dX equals the one-device one", *compare(Xt.grad, dX))
+    run.expect("dX", "its dL/dX equals the one-device one",
+               *(compare(Xt.grad, dX) if Xt.grad is not None else (False, "no gradient reached X")))
 
     # An input that needs no gradient (the model's first layer, say): f's all-reduce is skipped.
     model = dtensor_mlp(dev, run.world, A, B, gelu)

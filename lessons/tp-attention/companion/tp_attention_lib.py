@@ -15,6 +15,7 @@ import torch.distributed as dist
 import torch.nn.functional as F
 
 from companionkit import Companion, compare, measure
+from companionkit.tp import CopyToTP, ReduceFromTP, all_reduce_sum
 from companionkit.models import tensor_parallel
 
 # The lesson's worked example: T = 3, D = 4, 2 heads, Wq = Wk = Wv = I, on 2 GPUs.
@@ -62,36 +63,6 @@ def heads(X, Wq, Wk, Wv, d_head, causal=True):
     q, k, v = ((X @ W).view(T, -1, d_head).transpose(0, 1) for W in (Wq, Wk, Wv))
     out = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
     return out.transpose(0, 1).reshape(T, -1)
-
-
-def all_reduce_sum(t, group=None):
-    dist.all_reduce(t, group=group)
-    return t
-
-
-class CopyToTP(torch.autograd.Function):
-    """f: identity forward; all-reduce backward (each rank's dX covers only its heads)."""
-
-    @staticmethod
-    def forward(ctx, x, group):
-        ctx.group = group
-        return x
-
-    @staticmethod
-    def backward(ctx, grad):
-        return all_reduce_sum(grad.clone(), ctx.group), None
-
-
-class ReduceFromTP(torch.autograd.Function):
-    """g: all-reduce forward; identity backward (the output is a plain sum of the partials)."""
-
-    @staticmethod
-    def forward(ctx, y_partial, group):
-        return all_reduce_sum(y_partial.clone(), group)
-
-    @staticmethod
-    def backward(ctx, grad):
-        return grad, None
 
 
 def partial_attention(X, shard_i, d_head):
@@ -219,6 +190,17 @@ def forward(run):
     Y = tp_attention(X, shard(W, H, run.rank, run.world), d)
     ok, detail = compare(Y, reference_attention(X, W, H))
     run.expect("output", title, ok, detail)
+    # fp32 and bf16: the TP output on rounded inputs against the fp64 reference of the same inputs,
+    # allowed 64 eps (fp32) or 16 eps (bf16: its roundings of the scores, softmax and products) of max|Y|.
+    for dtype, key, ulps in ((torch.float32, "fp32", 64), (torch.bfloat16, "bf16", 16)):
+        low_title = f"{key}: the TP output within {ulps} {key} eps · max|Y| of fp64 attention on the same inputs"
+        if dtype == torch.bfloat16 and not measure.bf16_supported(run.device):
+            run.skip(key, low_title, f"{run.report['device_name']} has no bf16")
+            continue
+        W_low, X_low = tuple(m.to(dtype) for m in W), X.to(dtype)
+        got = tp_attention(X_low, shard(W_low, H, run.rank, run.world), d)
+        ok, detail = compare(got, reference_attention(X_low.double(), tuple(m.double() for m in W_low), H), ulps=ulps)
+        run.expect(key, low_title, ok and got.dtype == dtype, f"{got.dtype}; {detail}")
 
 
 @companion.section("backward", "Backward: every rank's weight gradients are its block of the full ones")

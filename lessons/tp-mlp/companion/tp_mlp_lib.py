@@ -16,6 +16,7 @@ import torch.distributed as dist
 import torch.nn.functional as F
 
 from companionkit import Companion, compare, measure
+from companionkit.tp import CopyToTP, ReduceFromTP, all_reduce_sum, expect_counts
 from companionkit.models import dtensor_mlp
 
 # The lesson's worked example: one token, D = 2, F = 4, split over 2 GPUs.
@@ -43,9 +44,6 @@ SEED = 0
 # bf16 keeps 8 significant bits (eps = 2**-7): each rank rounds its partial and the all-reduce
 # rounds again at every addition, so TP and unsplit bf16 may differ by a few eps times max|Y|.
 BF16_ULPS = 4
-# A speedup above the ratio of compute (N devices against one with the same threads) is a
-# measuring error; 1.25 leaves room for caches that a smaller shard fits better.
-SPEEDUP_SLACK = 1.25
 # Timing shapes (widths D with F = 4D, tokens T): small on CPU, large enough on GPUs for the
 # matmuls to outweigh kernel launches.
 TIMING_DEFAULTS = {"cpu": ([256, 512], 64), "cuda": ([1024, 4096], 2048)}
@@ -73,36 +71,6 @@ def shard(A, B, rank, world):
 def partial_mlp(X, A_i, B_i):
     """What one rank computes from its shard alone: Y_i = GeLU(X A_i) B_i."""
     return gelu(X @ A_i) @ B_i
-
-
-def all_reduce_sum(t, group=None):
-    dist.all_reduce(t, group=group)
-    return t
-
-
-class CopyToTP(torch.autograd.Function):
-    """f: identity forward; all-reduce backward (each rank's dX covers only its columns of A)."""
-
-    @staticmethod
-    def forward(ctx, x, group):
-        ctx.group = group
-        return x
-
-    @staticmethod
-    def backward(ctx, grad):
-        return all_reduce_sum(grad.clone(), ctx.group), None
-
-
-class ReduceFromTP(torch.autograd.Function):
-    """g: all-reduce forward; identity backward (Y is a plain sum of the Y_i)."""
-
-    @staticmethod
-    def forward(ctx, y_partial, group):
-        return all_reduce_sum(y_partial.clone(), group)
-
-    @staticmethod
-    def backward(ctx, grad):
-        return grad, None
 
 
 def tp_mlp(X, A_i, B_i, with_f=True, group=None):
@@ -362,21 +330,22 @@ def comm(run):
     A_i, B_i = (t.to(dev).requires_grad_() for t in shard(A, B, run.rank, n))
     Y, fwd = measure.collectives(lambda: tp_mlp(X, A_i, B_i))
     _, bwd = measure.collectives(lambda: Y.sum().backward())
-    run.expect("counts", "CommDebugMode: one all-reduce in the forward pass (g), one in the backward pass (f)",
-               fwd.counts == {"all_reduce": 1} and bwd.counts == {"all_reduce": 1},
-               f"forward {fwd.counts}, backward {bwd.counts}")
+    expect_counts(run, "counts", "CommDebugMode: one all-reduce in the forward pass (g), one in the backward pass (f)",
+                  fwd, bwd, {"all_reduce": 1}, {"all_reduce": 1})
 
     payload = T * D * X.element_size()
     sizes = [c.nbytes for c in fwd.calls + bwd.calls]
     run.expect("payload", "each all-reduce carries T·D·4 bytes (the size of Y, then of dL/dX)",
                sizes == [payload, payload], f"the collectives received {sizes} B; T·D·4 = {T}·{D}·4 = {payload} B")
 
-    # What a ring all-reduce puts on the wire: run one with send/recv and count the bytes sent.
+    # What gloo or NCCL put on the wire is not visible from Python: the course's own ring, written
+    # with send/recv (measure.ring_all_reduce), counts its bytes, and must sum like the backend's.
     partial = partial_mlp(X.detach(), A_i.detach(), B_i.detach())
     summed, sent = measure.ring_all_reduce(partial)
     expected = measure.ring_bytes(partial.numel() * partial.element_size(), n)
     ok_sum, sum_detail = compare(summed, all_reduce_sum(partial.clone()))
-    run.expect("ring", "a ring all-reduce sends 2(N-1)/N · T·D·4 bytes per rank",
+    run.expect("ring", "the course's send/recv ring all-reduce sums like dist.all_reduce and sends "
+               "2(N-1)/N · T·D·4 bytes per rank",
                ok_sum and sent == expected, f"measured {sent} B sent by this rank, formula 2·{n - 1}/{n} · {payload} = "
                f"{expected:.0f} B; its sum vs dist.all_reduce: {sum_detail}")
     run.info(f"per training step (forward and backward) each rank sends {2 * sent} B, whatever the width F/N of its "
@@ -386,9 +355,8 @@ def comm(run):
     model = dtensor_mlp(dev, n, *full_weights(D, FF), gelu)
     Yd, dfwd = measure.collectives(lambda: model(Xd))
     _, dbwd = measure.collectives(lambda: Yd.sum().backward())
-    run.expect("dtensor-counts", "CommDebugMode on the DTensor model: one all-reduce forward, one backward",
-               dfwd.counts == {"all_reduce": 1} and dbwd.counts == {"all_reduce": 1},
-               f"forward {dfwd.counts}, backward {dbwd.counts}")
+    expect_counts(run, "dtensor-counts", "CommDebugMode on the DTensor model: one all-reduce forward, one backward",
+                  dfwd, dbwd, {"all_reduce": 1}, {"all_reduce": 1})
 
 
 @companion.section("memory", "Memory per rank: 1/N of the weights, and the activations of its shard")
@@ -423,8 +391,11 @@ def timed_step(X, A, B, step):
     step(X, A, B).sum().backward()
 
 
-@companion.section("timing", "Timing: median forward+backward, N ranks against one device with the same threads")
+@companion.section("timing", "Timing: forward+backward, N ranks against one device with the same threads (a measurement, no verdict)")
 def timing(run):
+    """Figures, not checks: a speedup depends on the machine and its load (on CPU, N processes
+    over loopback share the cores), so the section prints min/median/max over the repeats with
+    the thread and device setup, and leaves the judging to the reader."""
     dev, n = run.device, run.world
     default_sizes, default_tokens = TIMING_DEFAULTS[dev.type]
     sizes, tokens = run.options["timing_sizes"] or default_sizes, run.options["timing_tokens"] or default_tokens
@@ -444,43 +415,45 @@ def timing(run):
         one, tp = measure.time_against_baseline(lambda: timed_step(X, Af, Bf, reference_mlp),
                                                 lambda: timed_step(X, A_i, B_i, tp_mlp),
                                                 run.rank, dev, warmup, repeats, baseline_threads=threads)
-        base = torch.zeros(2, dtype=torch.float64, device=dev)  # median ms and threads, from rank 0
+        base = torch.zeros(4, dtype=torch.float64, device=dev)  # min, median, max ms and threads, from rank 0
         if run.rank == 0:
-            base[0], base[1] = one.median_ms, one.threads
+            base[:] = torch.tensor([one.min_ms, one.median_ms, one.max_ms, one.threads], dtype=torch.float64)
         dist.broadcast(base, 0)
-        slowest = torch.tensor([tp.median_ms], dtype=torch.float64, device=dev)
-        dist.all_reduce(slowest, op=dist.ReduceOp.MAX)  # a step is as slow as its slowest rank
-        rows.append({"N": n, "D": d, "F": f, "T": tokens, "one_device_ms": base[0].item(), "tp_ms": slowest.item(),
-                     "speedup": base[0].item() / slowest.item(), "baseline_threads": int(base[1].item()),
-                     "rank_threads": tp.threads, "device": dev.type, "bound": bound})
+        # A step is as slow as its slowest rank: the largest of the ranks' min, median and max.
+        slowest = torch.tensor([tp.min_ms, tp.median_ms, tp.max_ms], dtype=torch.float64, device=dev)
+        dist.all_reduce(slowest, op=dist.ReduceOp.MAX)
+        b_min, b_med, b_max, b_threads = base.tolist()
+        t_min, t_med, t_max = slowest.tolist()
+        rows.append({"N": n, "D": d, "F": f, "T": tokens, "repeats": repeats, "warmup": warmup,
+                     "one_device_ms": {"min": b_min, "median": b_med, "max": b_max},
+                     "tp_ms": {"min": t_min, "median": t_med, "max": t_max}, "speedup": b_med / t_med,
+                     "baseline_threads": int(b_threads), "rank_threads": tp.threads, "device": dev.type,
+                     "device_name": run.report["device_name"], "cpu_count": os.cpu_count(), "bound": bound})
     for row in rows:
         run.data("timing", row)
+    run.info(f"setup: {run.report['device_name']}, {n} ranks with {threads} thread(s) each, the baseline "
+             f"{rows[0]['baseline_threads']} thread(s) on rank 0 while the others wait; "
+             f"{os.cpu_count()} CPU cores; {warmup} warm-up call(s), {repeats} timed, interleaved")
     run.info(timing_table(rows))
     run.info(timing_verdict(rows))
 
-    if dev.type == "cuda":
-        run.skip("threads", "the one-device baseline and each rank use the same CPU threads", "on GPUs the device computes")
-    else:
-        same = all(r["baseline_threads"] == r["rank_threads"] == threads for r in rows)
-        run.expect("threads", "the one-device baseline and each rank use the same CPU threads", same,
-                   ", ".join(f"D={r['D']}: baseline {r['baseline_threads']}, ranks {r['rank_threads']}" for r in rows))
-    worst = max(r["speedup"] for r in rows)
-    run.expect("bound", f"no speedup above the compute available (· {SPEEDUP_SLACK} for caches)",
-               worst <= bound * SPEEDUP_SLACK, f"largest speedup {worst:.2f}x; compute available {bound:g}x")
-
 
 def timing_table(rows):
-    lines = [" N      D      F     T  one device ms   TP ms  speedup"]
+    def spread(ms):
+        return f"{ms['min']:.2f} / {ms['median']:.2f} / {ms['max']:.2f}"
+
+    lines = [" N      D      F     T  one device ms (min / median / max)  TP ms (min / median / max)  median speedup"]
     for r in rows:
-        lines.append(f"{r['N']:>2} {r['D']:>6} {r['F']:>6} {r['T']:>5} {r['one_device_ms']:>14.2f} {r['tp_ms']:>7.2f}"
-                     f" {r['speedup']:>7.2f}x")
+        lines.append(f"{r['N']:>2} {r['D']:>6} {r['F']:>6} {r['T']:>5}  {spread(r['one_device_ms']):>34}"
+                     f"  {spread(r['tp_ms']):>26}  {r['speedup']:>13.2f}x")
     return "\n".join(lines)
 
 
 def timing_verdict(rows):
     """What the measured numbers say, and only that."""
-    faster = [r for r in rows if r["speedup"] > 1.05]
-    slower = [r for r in rows if r["speedup"] < 0.95]
+    # Faster or slower only when the ranges over the repeats do not overlap; else "about even".
+    faster = [r for r in rows if r["tp_ms"]["max"] < r["one_device_ms"]["min"]]
+    slower = [r for r in rows if r["tp_ms"]["min"] > r["one_device_ms"]["max"]]
     parts = []
     if faster:
         parts.append("faster than one device at D = " + ", ".join(f"{r['D']} ({r['speedup']:.2f}x)" for r in faster))
@@ -488,8 +461,9 @@ def timing_verdict(rows):
         parts.append("slower at D = " + ", ".join(f"{r['D']} ({r['speedup']:.2f}x)" for r in slower))
     even = [r for r in rows if r not in faster and r not in slower]
     if even:
-        parts.append("about even at D = " + ", ".join(f"{r['D']}" for r in even))
-    return f"Measured here with N = {rows[0]['N']}: TP was " + "; ".join(parts) + "."
+        parts.append("within the spread of one device at D = " + ", ".join(f"{r['D']}" for r in even))
+    return (f"Measured here with N = {rows[0]['N']}: TP was " + "; ".join(parts)
+            + " (faster or slower only where the min-max ranges do not overlap).")
 
 
 def plot_speedup(results):
