@@ -16,6 +16,10 @@ pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("pyodide-node")]
 # is off by the same amount at x and -x) depends on the last bit of libm's tanh and exp, which
 # differs between glibc and Pyodide's; the difference itself and the rest of the message do not.
 TIE = re.compile(r"largest difference at index \[[^\]]*\]: expected \S+, got \S+ ")
+# A check named test_drawn_* draws its arguments afresh on every run, so that no table of
+# answers passes (lessons/tp-cost): its message names different numbers in each runtime, and
+# only its status can be compared.
+DRAWN = re.compile(r"::test_drawn_")
 
 
 def test_lesson_check_is_clean(lesson_dir, tmp_path_factory):
@@ -29,7 +33,8 @@ def test_lesson_check_is_clean(lesson_dir, tmp_path_factory):
 
 
 def outcomes(report: dict, messages: bool) -> dict:
-    return {c["id"]: (c["status"], TIE.sub("largest difference ", c["message"]) if messages else None)
+    return {c["id"]: (c["status"], TIE.sub("largest difference ", c["message"])
+                      if messages and not DRAWN.search(c["id"]) else None)
             for c in report["checks"]}
 
 

@@ -36,6 +36,7 @@ export const MESSAGES = {
     "predict-label": "Your guess for 8 GPUs (×)",
     "predict-button": "Reveal the paper's row",
     "predict-bad": "“{text}” is not a speedup: type a number between 0 and 64.",
+    "predict-echo": "Your prediction: {guess}× on 8 GPUs, an efficiency of {eff}.",
     "reveal-title": "Appendix D.2, Table 8 (measured) against the model at the D.2 settings",
     "col-t": "GPUs",
     "col-paper": "paper: speedup",
@@ -61,7 +62,7 @@ export const MESSAGES = {
     "eff-title": "Efficiency (speedup / t)",
     "eff-desc": "Model efficiency for t = 1 to 64: {values}.",
     "eff-axis": "efficiency (%)",
-    "x-axis": "t (GPUs in the TP group, log scale)",
+    "x-axis": "t: GPUs in the TP group (log scale)",
     leaves: "leaves the server",
     "legend-model": "model",
     "legend-ideal": "ideal (speedup = t)",
@@ -86,6 +87,7 @@ export const MESSAGES = {
     "predict-label": "Twój typ dla 8 GPU (×)",
     "predict-button": "Odsłoń wiersz z artykułu",
     "predict-bad": "„{text}” to nie przyspieszenie: wpisz liczbę od 0 do 64.",
+    "predict-echo": "Twoje przewidywanie: {guess}× na 8 GPU, czyli wydajność {eff}.",
     "reveal-title": "Dodatek D.2, tabela 8 (pomiary) wobec modelu przy ustawieniach z D.2",
     "col-t": "GPU",
     "col-paper": "artykuł: przyspieszenie",
@@ -111,7 +113,7 @@ export const MESSAGES = {
     "eff-title": "Wydajność (przyspieszenie / t)",
     "eff-desc": "Wydajność z modelu dla t od 1 do 64: {values}.",
     "eff-axis": "wydajność (%)",
-    "x-axis": "t (GPU w grupie TP, skala logarytmiczna)",
+    "x-axis": "t: GPU w grupie TP (skala log.)",
     leaves: "wyjście poza serwer",
     "legend-model": "model",
     "legend-ideal": "ideał (przyspieszenie = t)",
@@ -181,9 +183,10 @@ export function mount(el, ctx) {
     view.guess = h("input", {
       type: "text", inputmode: "decimal", id: guessId, class: "tpw-cell tps-box", "data-field": "guess",
       "aria-describedby": `${guessId}-error`, value: state.guess,
-      oninput: (e) => { state.guess = e.target.value; state.guessError = false; renderPredict(); },
+      oninput: (e) => { state.guess = e.target.value; state.guessError = state.guess.trim() !== "" && !validGuess(); renderPredict(); },
     });
     view.guessError = h("span", { class: "tpw-errors tps-error", id: `${guessId}-error`, "data-testid": "error-guess" });
+    view.echo = h("p", { class: "tps-echo", "data-testid": "guess-echo" });
     view.reveal = h("div", { class: "tps-reveal", "data-testid": "reveal", "aria-live": "polite" });
     view.summary = h("p", { class: "tps-summary", "data-testid": "summary" });
     view.plots = h("div", { class: "tps-plots" });
@@ -198,7 +201,7 @@ export function mount(el, ctx) {
         h("div", { class: "tps-guess" },
           h("label", { for: guessId }, t(lang, "predict-label")), view.guess,
           h("button", { type: "button", class: "tpw-button", "data-testid": "reveal-button", onclick: reveal }, t(lang, "predict-button"))),
-        view.guessError, view.reveal),
+        view.guessError, view.echo, view.reveal),
       h("fieldset", { class: "tps-controls" }, CONTROLS.map(control)),
       view.summary, view.plots, view.legend, view.table,
       mine.block(lang, tryLearner)));
@@ -206,9 +209,14 @@ export function mount(el, ctx) {
     compute();
   }
 
-  function reveal() {
+  // A prediction is a speedup on 8 GPUs: any number from 0 to 64 (64 already beyond ideal).
+  const validGuess = () => {
     const g = parseNumber(state.guess);
-    state.guessError = !(g >= 0 && g <= 64);
+    return g >= 0 && g <= 64;
+  };
+
+  function reveal() {
+    state.guessError = !validGuess();
     if (!state.guessError) state.revealed = true;
     renderPredict();
     compute();
@@ -218,6 +226,8 @@ export function mount(el, ctx) {
     const lang = state.lang;
     view.guess.setAttribute("aria-invalid", String(state.guessError));
     view.guessError.textContent = state.guessError ? t(lang, "predict-bad", { text: state.guess }) : "";
+    const g = parseNumber(state.guess);
+    view.echo.textContent = validGuess() ? t(lang, "predict-echo", { guess: formatNumber(lang, g, 2), eff: formatPercent(lang, g / 8, 1) }) : "";
     if (!state.revealed) return fill(view.reveal);
     const model = scaling(D2_CONFIG).rows;
     const modelAt = (n) => model.find((r) => r.t === n).speedup;
