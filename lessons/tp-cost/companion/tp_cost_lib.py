@@ -31,12 +31,12 @@ SEED = 0
 # Message sizes (bytes) for the all-reduce sweep and (b, s, h, heads) layers for the step timing:
 # small on CPU (a few seconds with gloo), large enough on GPUs for bandwidth to show.
 SIZES = {"cpu": [2**12, 2**14, 2**16, 2**18, 2**20], "cuda": [2**16, 2**20, 2**24, 2**26, 2**28]}
-LAYERS = {"cpu": [(1, 32, 64, 4), (2, 64, 128, 8), (4, 64, 256, 8)],
+LAYERS = {"cpu": [(1, 16, 64, 4), (1, 32, 128, 4), (2, 32, 256, 8)],
           "cuda": [(4, 1024, 1024, 16), (8, 1024, 2048, 16), (8, 2048, 4096, 32)]}
 
 companion = Companion(__name__, lesson="tp-cost", options={
     "sizes": None, "layers": None,  # None: SIZES and LAYERS for the device
-    "warmup": 2, "repeats": 7, "solution": None})
+    "warmup": 2, "repeats": 5, "solution": None})
 
 # What the sweep measured, for the sections after it (each rank is its own process).
 MEASURED = {}

@@ -13,6 +13,7 @@ import { logPlot } from "../widget-lib/svg-plot.js";
 
 export const calls = ["tp_speedup"];
 
+// Table headers carry soft hyphens (\u00ad), so that a phone can break the long words.
 // Each control: its key in the model's configuration, the slider's range, how a typed value is
 // read (the model takes FLOP/s and seconds; the controls show TFLOP/s and µs), what is allowed.
 const CONTROLS = [
@@ -39,9 +40,9 @@ export const MESSAGES = {
     "predict-echo": "Your prediction: {guess}× on 8 GPUs, an efficiency of {eff}.",
     "reveal-title": "Appendix D.2, Table 8 (measured) against the model at the D.2 settings",
     "col-t": "GPUs",
-    "col-paper": "paper: speedup",
-    "col-paper-eff": "paper: efficiency",
-    "col-model": "model: speedup",
+    "col-paper": "paper: speed\u00adup",
+    "col-paper-eff": "paper: effi\u00adciency",
+    "col-model": "model: speed\u00adup",
     "reveal-guess": "You guessed {guess}×; the paper measured {paper}× and the model says {model}×. The points are now on the plots.",
     "field-b": "b (micro-batch)",
     "field-s": "s (sequence length)",
@@ -71,8 +72,8 @@ export const MESSAGES = {
     "table-caption": "The model's numbers",
     "col-bus": "link GB/s",
     "col-ms": "step ms",
-    "col-speedup": "speedup",
-    "col-eff": "efficiency",
+    "col-speedup": "speed\u00adup",
+    "col-eff": "effi\u00adciency",
     "try-hint": "Runs your tp_speedup for t = 1, 2, 4, …, 64 on these numbers and draws it over the model.",
     running: "Running your tp_speedup…",
     match: "Match: your tp_speedup gives the model's curve at all 7 degrees.",
@@ -90,9 +91,9 @@ export const MESSAGES = {
     "predict-echo": "Twoje przewidywanie: {guess}× na 8 GPU, czyli wydajność {eff}.",
     "reveal-title": "Dodatek D.2, tabela 8 (pomiary) wobec modelu przy ustawieniach z D.2",
     "col-t": "GPU",
-    "col-paper": "artykuł: przyspieszenie",
-    "col-paper-eff": "artykuł: wydajność",
-    "col-model": "model: przyspieszenie",
+    "col-paper": "artykuł: przy\u00adspie\u00adsze\u00adnie",
+    "col-paper-eff": "artykuł: wy\u00addaj\u00adność",
+    "col-model": "model: przy\u00adspie\u00adsze\u00adnie",
     "reveal-guess": "Twój typ: {guess}×; artykuł zmierzył {paper}×, a model daje {model}×. Punkty są już na wykresach.",
     "field-b": "b (mikro-batch)",
     "field-s": "s (długość sekwencji)",
@@ -122,8 +123,8 @@ export const MESSAGES = {
     "table-caption": "Liczby z modelu",
     "col-bus": "łącze GB/s",
     "col-ms": "krok ms",
-    "col-speedup": "przyspieszenie",
-    "col-eff": "wydajność",
+    "col-speedup": "przy\u00adspie\u00adsze\u00adnie",
+    "col-eff": "wy\u00addaj\u00adność",
     "try-hint": "Uruchamia twoje tp_speedup dla t = 1, 2, 4, …, 64 na tych liczbach i rysuje je na tle modelu.",
     running: "Uruchamiam twoje tp_speedup…",
     match: "Zgodne: twoje tp_speedup daje krzywą modelu we wszystkich 7 stopniach.",
