@@ -1,0 +1,368 @@
+// Widget "tp-scaling": the cost model's speedup and efficiency against the TP degree t = 1…64,
+// for a layer, a GPU and two links the learner sets with sliders (or types); a marker where the
+// group leaves the server; Megatron-LM's appendix D.2 points, revealed after the learner has
+// predicted them; and "Try with my code", which draws the learner's tp_speedup over the model.
+
+import "./tp-scaling.css";
+import { h, fill, uid } from "widget-kit/dom.js";
+import { translator } from "widget-kit/i18n.js";
+import { TRY_MINE_MESSAGES, tryMine, verdict } from "widget-kit/try-mine.js";
+import { D2_CONFIG, D2_MEASURED, DEGREES, busFor, scaling } from "../widget-lib/cost-model.js";
+import { formatNumber, formatPercent, parseNumber } from "../widget-lib/number-format.js";
+import { logPlot } from "../widget-lib/svg-plot.js";
+
+export const calls = ["tp_speedup"];
+
+// Table headers carry soft hyphens (\u00ad), so that a phone can break the long words.
+// Each control: its key in the model's configuration, the slider's range, how a typed value is
+// read (the model takes FLOP/s and seconds; the controls show TFLOP/s and µs), what is allowed.
+const CONTROLS = [
+  { key: "b", min: 1, max: 64, step: 1, integer: true },
+  { key: "s", min: 128, max: 8192, step: 128, integer: true },
+  { key: "h", min: 256, max: 16384, step: 128, integer: true },
+  { key: "gpuFlops", min: 1, max: 2000, step: 1, scale: 1e12 },
+  { key: "intraGBps", min: 1, max: 1000, step: 1 },
+  { key: "interGBps", min: 0.25, max: 400, step: 0.25 },
+  { key: "gpusPerNode", min: 1, max: 64, step: 1, integer: true },
+  { key: "latencyS", min: 0, max: 100, step: 0.5, scale: 1e-6, zero: true },
+];
+
+export const MESSAGES = {
+  en: {
+    ...TRY_MINE_MESSAGES.en,
+    title: "Speedup and efficiency against the TP degree",
+    intro: "The model of this lesson for one layer's training step. It starts at Megatron-LM's appendix D.2: the 1.2B model at batch 8 on DGX-2H servers.",
+    "predict-title": "Predict first",
+    "predict-prompt": "Before you move a slider: Megatron-LM measured this layer on 2, 4 and 8 V100s. What speedup did they get on 8 GPUs?",
+    "predict-label": "Your guess for 8 GPUs (×)",
+    "predict-button": "Reveal the paper's row",
+    "predict-bad": "“{text}” is not a speedup: type a number between 0 and 64.",
+    "predict-echo": "Your prediction: {guess}× on 8 GPUs, an efficiency of {eff}.",
+    "reveal-title": "Appendix D.2, Table 8 (measured) against the model at the D.2 settings",
+    "col-t": "GPUs",
+    "col-paper": "paper: speed\u00adup",
+    "col-paper-eff": "paper: effi\u00adciency",
+    "col-model": "model: speed\u00adup",
+    "reveal-guess": "You guessed {guess}×; the paper measured {paper}× and the model says {model}×. The points are now on the plots.",
+    "field-b": "b (micro-batch)",
+    "field-s": "s (sequence length)",
+    "field-h": "h (hidden size)",
+    "field-gpuFlops": "GPU TFLOP/s",
+    "field-intraGBps": "inside a server, GB/s",
+    "field-interGBps": "between servers, GB/s per GPU",
+    "field-gpusPerNode": "GPUs per server",
+    "field-latencyS": "latency per step, µs",
+    "bad-integer": "“{text}” is not a whole number of at least 1.",
+    "bad-positive": "“{text}” is not a number above 0.",
+    "bad-zero": "“{text}” is not a number of at least 0.",
+    blocked: "Fix the value marked above to see the curves.",
+    summary: "Best degree: t = {t} ({speedup}× faster, step {ms} ms). The group leaves the server above t = {node}.",
+    "speedup-title": "Speedup of one layer's step",
+    "speedup-desc": "Model speedup for t = 1 to 64: {values}.",
+    "speedup-axis": "speedup (×)",
+    "eff-title": "Efficiency (speedup / t)",
+    "eff-desc": "Model efficiency for t = 1 to 64: {values}.",
+    "eff-axis": "efficiency (%)",
+    "x-axis": "t: GPUs in the TP group (log scale)",
+    leaves: "leaves the server",
+    "legend-model": "model",
+    "legend-ideal": "ideal (speedup = t)",
+    "legend-paper": "Megatron-LM D.2 (measured)",
+    "legend-yours": "your tp_speedup",
+    "table-caption": "The model's numbers",
+    "col-bus": "link GB/s",
+    "col-ms": "step ms",
+    "col-speedup": "speed\u00adup",
+    "col-eff": "effi\u00adciency",
+    "try-hint": "Runs your tp_speedup for t = 1, 2, 4, …, 64 on these numbers and draws it over the model.",
+    running: "Running your tp_speedup…",
+    match: "Match: your tp_speedup gives the model's curve at all 7 degrees.",
+    mismatch: "Mismatch: your tp_speedup differs at t = {which} (your curve is the dashed one).",
+  },
+  pl: {
+    ...TRY_MINE_MESSAGES.pl,
+    title: "Przyspieszenie i wydajność w zależności od stopnia TP",
+    intro: "Model z tej lekcji dla kroku uczenia jednej warstwy. Zaczyna od dodatku D.2 artykułu o Megatron-LM: model 1,2B przy batchu 8 na serwerach DGX-2H.",
+    "predict-title": "Najpierw przewidź",
+    "predict-prompt": "Zanim poruszysz suwak: Megatron-LM zmierzył tę warstwę na 2, 4 i 8 kartach V100. Jakie przyspieszenie uzyskali na 8 GPU?",
+    "predict-label": "Twój typ dla 8 GPU (×)",
+    "predict-button": "Odsłoń wiersz z artykułu",
+    "predict-bad": "„{text}” to nie przyspieszenie: wpisz liczbę od 0 do 64.",
+    "predict-echo": "Twoje przewidywanie: {guess}× na 8 GPU, czyli wydajność {eff}.",
+    "reveal-title": "Dodatek D.2, tabela 8 (pomiary) wobec modelu przy ustawieniach z D.2",
+    "col-t": "GPU",
+    "col-paper": "artykuł: przy\u00adspie\u00adsze\u00adnie",
+    "col-paper-eff": "artykuł: wy\u00addaj\u00adność",
+    "col-model": "model: przy\u00adspie\u00adsze\u00adnie",
+    "reveal-guess": "Twój typ: {guess}×; artykuł zmierzył {paper}×, a model daje {model}×. Punkty są już na wykresach.",
+    "field-b": "b (mikro-batch)",
+    "field-s": "s (długość sekwencji)",
+    "field-h": "h (rozmiar ukryty)",
+    "field-gpuFlops": "TFLOP/s jednego GPU",
+    "field-intraGBps": "wewnątrz serwera, GB/s",
+    "field-interGBps": "między serwerami, GB/s na GPU",
+    "field-gpusPerNode": "GPU w serwerze",
+    "field-latencyS": "opóźnienie kroku, µs",
+    "bad-integer": "„{text}” nie jest liczbą całkowitą nie mniejszą niż 1.",
+    "bad-positive": "„{text}” nie jest liczbą większą od 0.",
+    "bad-zero": "„{text}” nie jest liczbą nie mniejszą niż 0.",
+    blocked: "Popraw zaznaczoną wartość powyżej, aby zobaczyć krzywe.",
+    summary: "Najlepszy stopień: t = {t} ({speedup}× szybciej, krok {ms} ms). Grupa wychodzi poza serwer powyżej t = {node}.",
+    "speedup-title": "Przyspieszenie kroku jednej warstwy",
+    "speedup-desc": "Przyspieszenie z modelu dla t od 1 do 64: {values}.",
+    "speedup-axis": "przyspieszenie (×)",
+    "eff-title": "Wydajność (przyspieszenie / t)",
+    "eff-desc": "Wydajność z modelu dla t od 1 do 64: {values}.",
+    "eff-axis": "wydajność (%)",
+    "x-axis": "t: GPU w grupie TP (skala log.)",
+    leaves: "wyjście poza serwer",
+    "legend-model": "model",
+    "legend-ideal": "ideał (przyspieszenie = t)",
+    "legend-paper": "Megatron-LM D.2 (pomiar)",
+    "legend-yours": "twoje tp_speedup",
+    "table-caption": "Liczby z modelu",
+    "col-bus": "łącze GB/s",
+    "col-ms": "krok ms",
+    "col-speedup": "przy\u00adspie\u00adsze\u00adnie",
+    "col-eff": "wy\u00addaj\u00adność",
+    "try-hint": "Uruchamia twoje tp_speedup dla t = 1, 2, 4, …, 64 na tych liczbach i rysuje je na tle modelu.",
+    running: "Uruchamiam twoje tp_speedup…",
+    match: "Zgodne: twoje tp_speedup daje krzywą modelu we wszystkich 7 stopniach.",
+    mismatch: "Niezgodne: twoje tp_speedup różni się dla t = {which} (twoja krzywa jest przerywana).",
+  },
+};
+
+const t = translator(MESSAGES);
+
+/** The value a control shows for a model value (TFLOP/s for FLOP/s, µs for seconds). */
+const shown = (c, value) => (c.scale ? value / c.scale : value);
+
+export function mount(el, ctx) {
+  const state = {
+    lang: ctx.lang ?? "en",
+    text: Object.fromEntries(CONTROLS.map((c) => [c.key, String(+shown(c, D2_CONFIG[c.key]).toFixed(6))])),
+    guess: "",
+    revealed: false,
+    guessError: false,
+  };
+  const mine = tryMine({ run: ctx.runWithLearnerCode, t, onChange: () => compute() });
+  let view = null;
+  let width = 0;
+
+  function control(c) {
+    const lang = state.lang;
+    const id = uid("tps");
+    const error = h("span", { class: "tpw-errors tps-error", id: `${id}-error`, "data-testid": `error-${c.key}` });
+    const range = h("input", {
+      type: "range", min: c.min, max: c.max, step: c.step, class: "tps-range", "data-slider": c.key,
+      "aria-label": t(lang, `field-${c.key}`), value: clampRange(c, parseNumber(state.text[c.key])),
+      oninput: (e) => { state.text[c.key] = String(Number(e.target.value)); box.value = local(state.text[c.key]); compute(); },
+    });
+    const box = h("input", {
+      type: "text", inputmode: "decimal", id, class: "tpw-cell tps-box", "data-field": c.key,
+      "aria-describedby": `${id}-error`, value: local(state.text[c.key]),
+      oninput: (e) => {
+        state.text[c.key] = e.target.value;
+        const v = parseNumber(e.target.value);
+        if (Number.isFinite(v)) range.value = clampRange(c, v);
+        compute();
+      },
+    });
+    view.controls[c.key] = { range, box, error };
+    return h("div", { class: "tps-control" },
+      h("label", { for: id, class: "tps-name" }, t(lang, `field-${c.key}`)), range, box, error);
+  }
+
+  // A typed value in the page's language: the Polish page writes 6,25.
+  const local = (text) => (state.lang === "pl" ? String(text).replace(".", ",") : String(text));
+  const clampRange = (c, v) => (Number.isFinite(v) ? Math.min(c.max, Math.max(c.min, v)) : c.min);
+
+  function render() {
+    const lang = state.lang;
+    view = { controls: {} };
+    const guessId = uid("tps-guess");
+    view.guess = h("input", {
+      type: "text", inputmode: "decimal", id: guessId, class: "tpw-cell tps-box", "data-field": "guess",
+      "aria-describedby": `${guessId}-error`, value: state.guess,
+      oninput: (e) => { state.guess = e.target.value; state.guessError = state.guess.trim() !== "" && !validGuess(); renderPredict(); },
+    });
+    view.guessError = h("span", { class: "tpw-errors tps-error", id: `${guessId}-error`, "data-testid": "error-guess" });
+    view.echo = h("p", { class: "tps-echo", "data-testid": "guess-echo" });
+    view.reveal = h("div", { class: "tps-reveal", "data-testid": "reveal", "aria-live": "polite" });
+    view.summary = h("p", { class: "tps-summary", "data-testid": "summary" });
+    view.plots = h("div", { class: "tps-plots" });
+    view.legend = h("ul", { class: "tps-legend" });
+    view.table = h("div", { class: "tps-table-wrap" });
+    fill(el, h("section", { class: "tpw tps", lang },
+      h("h3", { class: "tpw-title" }, t(lang, "title")),
+      h("p", { class: "tpw-intro" }, t(lang, "intro")),
+      h("div", { class: "tpw-panel tps-predict" },
+        h("h4", {}, t(lang, "predict-title")),
+        h("p", {}, t(lang, "predict-prompt")),
+        h("div", { class: "tps-guess" },
+          h("label", { for: guessId }, t(lang, "predict-label")), view.guess,
+          h("button", { type: "button", class: "tpw-button", "data-testid": "reveal-button", onclick: reveal }, t(lang, "predict-button"))),
+        view.guessError, view.echo, view.reveal),
+      h("fieldset", { class: "tps-controls" }, CONTROLS.map(control)),
+      view.summary, view.plots, view.legend, view.table,
+      mine.block(lang, tryLearner)));
+    renderPredict();
+    compute();
+  }
+
+  // A prediction is a speedup on 8 GPUs: any number from 0 to 64 (64 already beyond ideal).
+  const validGuess = () => {
+    const g = parseNumber(state.guess);
+    return g >= 0 && g <= 64;
+  };
+
+  function reveal() {
+    state.guessError = !validGuess();
+    if (!state.guessError) state.revealed = true;
+    renderPredict();
+    compute();
+  }
+
+  function renderPredict() {
+    const lang = state.lang;
+    view.guess.setAttribute("aria-invalid", String(state.guessError));
+    view.guessError.textContent = state.guessError ? t(lang, "predict-bad", { text: state.guess }) : "";
+    const g = parseNumber(state.guess);
+    view.echo.textContent = validGuess() ? t(lang, "predict-echo", { guess: formatNumber(lang, g, 2), eff: formatPercent(lang, g / 8, 1) }) : "";
+    if (!state.revealed) return fill(view.reveal);
+    const model = scaling(D2_CONFIG).rows;
+    const modelAt = (n) => model.find((r) => r.t === n).speedup;
+    fill(view.reveal,
+      h("table", { class: "tpw-compare tps-d2", "data-testid": "d2-table" },
+        h("caption", {}, t(lang, "reveal-title")),
+        h("thead", {}, h("tr", {}, ["col-t", "col-paper", "col-paper-eff", "col-model"].map((k) => h("th", { scope: "col" }, t(lang, k))))),
+        h("tbody", {}, D2_MEASURED.map((p) => h("tr", {},
+          h("th", { scope: "row" }, String(p.t)),
+          h("td", {}, formatNumber(lang, p.speedup, p.t === 1 ? 1 : 2)),
+          h("td", {}, formatPercent(lang, p.speedup / p.t, p.t === 8 ? 2 : p.t === 4 ? 1 : 0)),
+          h("td", {}, formatNumber(lang, modelAt(p.t), 2)))))),
+      h("p", { "data-testid": "reveal-guess" }, t(lang, "reveal-guess", {
+        guess: formatNumber(lang, parseNumber(state.guess), 2), paper: formatNumber(lang, 2.98, 2), model: formatNumber(lang, modelAt(8), 2) })));
+  }
+
+  function read() {
+    const cfg = {};
+    let ok = true;
+    for (const c of CONTROLS) {
+      const { box, error } = view.controls[c.key];
+      const v = parseNumber(state.text[c.key]);
+      const bad = c.integer ? !(Number.isInteger(v) && v >= 1) : c.zero ? !(v >= 0) : !(v > 0);
+      box.setAttribute("aria-invalid", String(bad));
+      error.textContent = bad ? t(state.lang, c.integer ? "bad-integer" : c.zero ? "bad-zero" : "bad-positive", { text: state.text[c.key] }) : "";
+      cfg[c.key] = c.scale ? v * c.scale : v;
+      ok &&= !bad;
+    }
+    return ok ? cfg : null;
+  }
+
+  function compute() {
+    const lang = state.lang;
+    const cfg = read();
+    view.cfg = cfg;
+    view.key = cfg ? JSON.stringify(cfg) : null;
+    if (!cfg) {
+      view.summary.textContent = t(lang, "blocked");
+      view.summary.classList.add("tpw-blocked");
+      fill(view.plots);
+      fill(view.table);
+      renderLearner();
+      return;
+    }
+    view.summary.classList.remove("tpw-blocked");
+    const { rows, best } = scaling(cfg);
+    view.rows = rows;
+    view.summary.textContent = t(lang, "summary", { t: best.t, speedup: formatNumber(lang, best.speedup, 2),
+      ms: formatNumber(lang, best.seconds * 1e3, 3), node: cfg.gpusPerNode });
+    draw(rows, cfg);
+    fill(view.table, h("table", { class: "tpw-compare tps-table", "data-testid": "model-table" },
+      h("caption", {}, t(lang, "table-caption")),
+      h("thead", {}, h("tr", {}, ["col-t", "col-bus", "col-ms", "col-speedup", "col-eff"].map((k) => h("th", { scope: "col" }, t(lang, k))))),
+      h("tbody", {}, rows.map((r) => h("tr", { class: r === best ? "is-best" : null, "data-testid": `row-${r.t}` },
+        h("th", { scope: "row" }, String(r.t)),
+        h("td", {}, formatNumber(lang, r.bus, 2)),
+        h("td", {}, formatNumber(lang, r.seconds * 1e3, 3)),
+        h("td", { "data-testid": `speedup-${r.t}` }, formatNumber(lang, r.speedup, 2)),
+        h("td", {}, formatPercent(lang, r.efficiency, 1)))))));
+    renderLearner();
+  }
+
+  function learnerPoints() {
+    const last = mine.last;
+    if (last?.status !== "done" || last.key !== view.key) return null;
+    return last.outcome.results.map((y, k) => ({ x: DEGREES[k], y })).filter((p) => typeof p.y === "number" && Number.isFinite(p.y));
+  }
+
+  function draw(rows, cfg) {
+    const lang = state.lang;
+    width = Math.max(280, Math.min(640, view.plots.clientWidth || el.clientWidth || 560));
+    const mine_ = learnerPoints();
+    const paper = state.revealed ? D2_MEASURED : [];
+    const leaves = cfg.gpusPerNode < 64 ? [{ x: cfg.gpusPerNode * Math.SQRT2, label: t(lang, "leaves"), cls: "tps-leaves", testid: "leaves" }] : [];
+    const xs = DEGREES;
+    const common = { width, height: Math.round(Math.min(280, Math.max(200, width * 0.5))), xs, formatX: String, xLabel: t(lang, "x-axis"), vlines: leaves };
+    const speedMax = Math.max(...rows.map((r) => r.speedup), ...paper.map((p) => p.speedup), ...(mine_ ?? []).map((p) => Math.min(p.y, 128)), 2);
+    const speed = logPlot({ ...common, testid: "speedup-plot",
+      title: t(lang, "speedup-title"), yLabel: t(lang, "speedup-axis"),
+      desc: t(lang, "speedup-desc", { values: rows.map((r) => `t = ${r.t}: ${formatNumber(lang, r.speedup, 2)}`).join("; ") }),
+      yMax: speedMax * 1.05, formatY: (v) => formatNumber(lang, v, v < 10 && v % 1 ? 1 : 0),
+      lines: [
+        { points: xs.filter((x) => x <= speedMax * 1.05).map((x) => ({ x, y: x })), cls: "tps-ideal", dashed: true },
+        { points: rows.map((r) => ({ x: r.t, y: r.speedup })), cls: "tps-model gpu-0", testid: "model-line" },
+        mine_ ? { points: mine_, cls: "tps-yours gpu-1", dashed: true, testid: "learner-line" } : null,
+      ].filter(Boolean),
+      points: paper.map((p) => ({ x: p.t, y: p.speedup, cls: "tps-paper", testid: `paper-${p.t}`, label: formatNumber(lang, p.speedup, p.t === 1 ? 1 : 2) })) });
+    const eff = logPlot({ ...common, testid: "efficiency-plot",
+      title: t(lang, "eff-title"), yLabel: t(lang, "eff-axis"),
+      desc: t(lang, "eff-desc", { values: rows.map((r) => `t = ${r.t}: ${formatPercent(lang, r.efficiency, 1)}`).join("; ") }),
+      yMax: 100, formatY: (v) => formatNumber(lang, v, 0),
+      lines: [
+        { points: rows.map((r) => ({ x: r.t, y: 100 * r.efficiency })), cls: "tps-model gpu-0" },
+        mine_ ? { points: mine_.map((p) => ({ x: p.x, y: (100 * p.y) / p.x })), cls: "tps-yours gpu-1", dashed: true } : null,
+      ].filter(Boolean),
+      points: paper.map((p) => ({ x: p.t, y: (100 * p.speedup) / p.t, cls: "tps-paper" })) });
+    fill(view.plots, h("figure", { class: "tps-figure" }, speed), h("figure", { class: "tps-figure" }, eff));
+    fill(view.legend,
+      h("li", { class: "tps-key tps-model gpu-0" }, t(lang, "legend-model")),
+      h("li", { class: "tps-key tps-ideal" }, t(lang, "legend-ideal")),
+      state.revealed ? h("li", { class: "tps-key tps-paper" }, t(lang, "legend-paper")) : null,
+      mine_ ? h("li", { class: "tps-key tps-yours gpu-1" }, t(lang, "legend-yours")) : null,
+      leaves.length ? h("li", { class: "tps-key tps-leaves" }, t(lang, "leaves")) : null);
+  }
+
+  function tryLearner() {
+    const cfg = view.cfg;
+    if (!cfg) return;
+    mine.start(view.key, DEGREES.map((n) => ({ fn: "tp_speedup", args: [cfg.b, cfg.s, cfg.h, n, cfg.gpuFlops, busFor(n, cfg), cfg.latencyS] })),
+      { reference: view.rows.map((r) => r.speedup) });
+  }
+
+  function renderLearner() {
+    mine.show(state.lang, view.key, (L) => {
+      const wrong = L.reference.map((want, k) => {
+        const got = L.outcome.results[k];
+        return typeof got === "number" && Math.abs(got - want) <= 1e-9 * Math.abs(want) ? null : String(DEGREES[k]);
+      }).filter(Boolean);
+      return verdict(!wrong.length, wrong.length ? t(state.lang, "mismatch", { which: wrong.join(", ") }) : t(state.lang, "match"),
+        wrong.length ? "mismatch" : "match");
+    });
+  }
+
+  // Redraw the plots at the width they get (a phone, a resized window).
+  if (typeof ResizeObserver === "function") {
+    new ResizeObserver(() => {
+      const now = view?.plots.clientWidth;
+      if (view?.cfg && now && Math.abs(Math.min(640, now) - width) > 8) draw(view.rows, view.cfg);
+    }).observe(el);
+  }
+  ctx.onLangChange?.((lang) => {
+    state.lang = lang;
+    for (const c of CONTROLS) state.text[c.key] = String(parseNumber(state.text[c.key]) || state.text[c.key]);
+    render();
+  });
+  render();
+}

@@ -1,0 +1,102 @@
+"""What the generic suite cannot know about the tp-cost lesson: each classic mistake is named in
+its message, the drawn checks really draw new arguments on every run, a table of the fixed
+cases' answers does not pass, and the widget's JavaScript model gives the reference's numbers."""
+import json
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from lessonkit import grade, load_lesson
+
+ROOT = Path(__file__).resolve().parents[2]
+LESSON = ROOT / "lessons" / "tp-cost"
+
+
+@pytest.fixture(scope="module")
+def lesson():
+    return load_lesson(LESSON)
+
+
+@pytest.fixture(scope="module")
+def reference():
+    namespace = {}
+    exec((LESSON / "reference.py").read_text(encoding="utf-8"), namespace)
+    return namespace
+
+
+# wrong/ file -> (a check it fails, words its message must contain): one per classic mistake.
+NAMED = {
+    "ring_no_divide": ("test_ring_bytes::test_worked_example[1000 bytes on 4 GPUs: 1500]", "2(n−1) chunks of the whole buffer"),
+    "ring_no_two": ("test_ring_bytes::test_worked_example[1000 bytes on 4 GPUs: 1500]", "you left out the factor 2"),
+    "latency_once": ("test_allreduce_seconds::test_worked_example[1 MB on 8 GPUs at 300 GB/s with 5e-6 s per step]",
+                     "you paid the latency once"),
+    "gib_per_second": ("test_allreduce_seconds::test_worked_example[1 GB on 2 GPUs at 100 GB/s: 0.01 s]", "2³⁰ bytes per second"),
+    "forward_only": ("test_tp_layer_seconds::test_megatron_d2[t=2]", "you counted the forward pass only"),
+    "compute_not_split": ("test_tp_layer_seconds::test_megatron_d2[t=2]", "the compute was not divided by t"),
+    "two_allreduces": ("test_tp_layer_seconds::test_megatron_d2[t=2]", "Counting 2 all-reduces"),
+    "node_boundary": ("test_best_tp_degree::test_dgx2h", "at t = gpus_per_node you used the inter-server bandwidth"),
+    "ties_larger": ("test_best_tp_degree::test_ties[every t ties: 1]", "on a tie you returned the larger t"),
+    "no_value_error_for_n": ("test_bad_arguments::test_value_error[ring_allreduce_bytes: n = 0]", "should raise ValueError"),
+}
+
+
+@pytest.mark.parametrize("stem", sorted(NAMED))
+def test_each_classic_mistake_is_named(lesson, stem):
+    check_id, words = NAMED[stem]
+    report = grade(lesson, (LESSON / "wrong" / f"{stem}.py").read_text(encoding="utf-8"))
+    check = report.check(check_id)
+    assert check.status == "failed", (check.status, check.message)
+    assert words in check.message, check.message
+
+
+def test_drawn_checks_draw_new_arguments_every_run(lesson):
+    """The same wrong solution graded twice fails a drawn check on different numbers."""
+    source = (LESSON / "wrong" / "ring_no_two.py").read_text(encoding="utf-8")
+    first, second = (grade(lesson, source).check("test_ring_bytes::test_drawn_sizes") for _ in range(2))
+    assert first.status == second.status == "failed"
+    size = re.compile(r"size_bytes = (\S+)")
+    assert size.findall(first.message) and size.findall(first.message) != size.findall(second.message)
+
+
+def test_a_table_of_the_fixed_answers_does_not_pass(lesson, reference):
+    """A solution that knows every fixed case's answer and nothing else fails each drawn check."""
+    ring = {(1000, 4): 1500.0, (1000, 2): 1000.0, (25165824, 8): 44040192.0, (123456.0, 1): 0.0}
+    source = (LESSON / "reference.py").read_text(encoding="utf-8").replace(
+        "def ring_allreduce_bytes(size_bytes, n):\n    _at_least_one(\"n\", n)\n",
+        f"def ring_allreduce_bytes(size_bytes, n):\n    _at_least_one(\"n\", n)\n    return {ring!r}.get((size_bytes, n), 1.0)\n")
+    assert "1500.0" in source
+    report = grade(lesson, source)
+    assert report.check("test_ring_bytes::test_worked_example[1000 bytes on 4 GPUs: 1500]").status == "passed"
+    assert report.check("test_ring_bytes::test_one_gpu").status == "passed"
+    assert report.check("test_ring_bytes::test_drawn_sizes").status == "failed"
+
+
+def test_widget_model_gives_the_reference_numbers(reference):
+    script = """
+import { scaling, D2_CONFIG, ringAllreduceBytes, allreduceSeconds, layerFlops, tpLayerSeconds } from "./lessons/tp-cost/widget-lib/cost-model.js";
+import { formatNumber, formatPercent, parseNumber } from "./lessons/tp-cost/widget-lib/number-format.js";
+const d2 = scaling(D2_CONFIG);
+console.log(JSON.stringify({
+  speedups: d2.rows.map((r) => r.speedup), best: d2.best.t,
+  small: [ringAllreduceBytes(1000, 4), allreduceSeconds(1e6, 8, 300, 5e-6), layerFlops(1, 2, 4),
+          tpLayerSeconds(4, 2048, 4096, 8, 312e12, 300, 8e-6, 4)],
+  pl: [formatNumber("pl", 1.64, 2), formatNumber("pl", 12345.678, 1), formatPercent("pl", 0.3725, 2), formatNumber("en", 50257, 0)],
+  parsed: [parseNumber("6,25"), parseNumber("1.64"), parseNumber("x")],
+}));
+"""
+    run = subprocess.run(["node", "--import", "./tests/widgets/widget-kit.mjs", "--input-type=module", "-e", script],
+                         cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    out = json.loads(run.stdout)
+    r = reference
+    b, s, h, g = 8, 1024, 1536, 39e12
+    expected = [r["tp_speedup"](b, s, h, t, g, 300.0 if t <= 16 else 6.25) for t in (1, 2, 4, 8, 16, 32, 64)]
+    assert out["speedups"] == pytest.approx(expected, rel=1e-12)
+    assert [round(v, 2) for v in out["speedups"][1:4]] == [1.97, 3.81, 7.15]
+    assert out["best"] == r["best_tp_degree"](b, s, h, g, 16, 300.0, 6.25, 64) == 16
+    assert out["small"] == pytest.approx([1500.0, r["allreduce_seconds"](1e6, 8, 300.0, 5e-6), 832.0,
+                                          r["tp_layer_seconds"](4, 2048, 4096, 8, 312e12, 300.0, 8e-6, 4)], rel=1e-12)
+    assert out["pl"] == ["1,64", "12\u202f345,7", "37,25\u00a0%", "50\u202f257"]
+    assert out["parsed"][:2] == [6.25, 1.64] and out["parsed"][2] is None  # NaN comes back as null
