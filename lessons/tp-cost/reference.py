@@ -1,4 +1,7 @@
-"""Model solution of the tp-cost lesson (never shipped to the browser)."""
+"""Model solution of the lesson on when tensor parallelism stops paying.
+
+The page offers it as model-solution.py after a pass or after repeated failed runs; the
+grading worker never sees it."""
 
 GB = 1e9  # GB/s means 10⁹ bytes per second, as bandwidths are quoted
 

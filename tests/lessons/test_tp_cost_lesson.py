@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from lessonkit import grade, load_lesson
+from lessonkit import golden, grade, load_lesson
 
 ROOT = Path(__file__).resolve().parents[2]
 LESSON = ROOT / "lessons" / "tp-cost"
@@ -26,7 +26,8 @@ def reference():
     return namespace
 
 
-# wrong/ file -> (a check it fails, words its message must contain): one per classic mistake.
+# known-wrong solution -> (a check it fails, words its message must contain): one per classic
+# mistake, read from its golden report (which `lessonkit check` proves the grader gives).
 NAMED = {
     "ring_no_divide": ("test_ring_bytes::test_worked_example[1000 bytes on 4 GPUs: 1500]", "2(n−1) chunks of the whole buffer"),
     "ring_no_two": ("test_ring_bytes::test_worked_example[1000 bytes on 4 GPUs: 1500]", "you left out the factor 2"),
@@ -42,18 +43,17 @@ NAMED = {
 }
 
 
-@pytest.mark.parametrize("stem", sorted(NAMED))
-def test_each_classic_mistake_is_named(lesson, stem):
-    check_id, words = NAMED[stem]
-    report = grade(lesson, (LESSON / "wrong" / f"{stem}.py").read_text(encoding="utf-8"))
-    check = report.check(check_id)
-    assert check.status == "failed", (check.status, check.message)
-    assert words in check.message, check.message
+@pytest.mark.parametrize("name", sorted(NAMED))
+def test_each_classic_mistake_is_named(lesson, name):
+    check_id, words = NAMED[name]
+    check = next(c for c in golden.expected(lesson, name, "en") if c["id"] == check_id)
+    assert check["status"] == "failed", (check["status"], check["message"])
+    assert words in check["message"], check["message"]
 
 
 def test_drawn_checks_draw_new_arguments_every_run(lesson):
     """The same wrong solution graded twice fails a drawn check on different numbers."""
-    source = (LESSON / "wrong" / "ring_no_two.py").read_text(encoding="utf-8")
+    source = golden.solutions(lesson)["ring_no_two"]
     first, second = (grade(lesson, source).check("test_ring_bytes::test_drawn_sizes") for _ in range(2))
     assert first.status == second.status == "failed"
     size = re.compile(r"size_bytes = (\S+)")

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from lessonkit import golden, load_lesson
+
 ROOT = Path(__file__).resolve().parents[2]
 
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -100,11 +102,12 @@ def test_polish_numbers_and_the_phone_width(scaling_page, width):
 def test_try_with_my_code_draws_the_learners_curve(scaling_page):
     page, widget = scaling_page()
     page.wait_for_selector("#python-progress[data-state=ready]", timeout=120_000)
-    for source, verdict in [(LESSON / "reference.py", "match"), (LESSON / "wrong" / "compute_not_split.py", "mismatch")]:
+    sources = golden.solutions(load_lesson(LESSON))
+    for source, verdict in [(sources["reference"], "match"), (sources["compute_not_split"], "mismatch")]:
         page.locator(".cm-content").focus()
         page.keyboard.press("ControlOrMeta+a")
         page.keyboard.press("Delete")
-        page.keyboard.insert_text(source.read_text(encoding="utf-8"))
+        page.keyboard.insert_text(source)
         widget.get_by_role("button", name="Try with my code").click()
         expect(widget.get_by_test_id("learner-verdict")).to_have_attribute("data-verdict", verdict, timeout=60_000)
         expect(widget.get_by_test_id("learner-line")).to_have_count(1)
