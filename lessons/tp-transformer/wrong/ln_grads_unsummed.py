@@ -1,5 +1,6 @@
-# catches: test_block_backward::test_worked_example[with sp], test_block_backward::test_random_blocks[T=4 D=8 heads=4 F=16 n=2-with sp], test_block_backward::test_random_blocks[T=6 D=12 heads=6 F=12 n=3-with sp], test_block_backward::test_random_blocks[T=8 D=16 heads=8 F=32 n=4-with sp], test_block_backward::test_random_blocks[T=8 D=16 heads=8 F=16 n=8-with sp], test_train_tp::test_matches_one_device[n=2 sp], test_train_tp::test_matches_one_device[n=4 sp]
+# catches: test_block_backward::test_worked_example[with sp], test_block_backward::test_random_blocks[T=4 D=8 heads=4 F=16 n=2-with sp], test_block_backward::test_random_blocks[T=6 D=12 heads=6 F=12 n=3-with sp], test_block_backward::test_random_blocks[T=8 D=16 heads=8 F=32 n=4-with sp], test_block_backward::test_random_blocks[T=8 D=16 heads=8 F=16 n=8-with sp]
 # Under sp the LayerNorm gradients are not summed over ranks.
+# (Its training curve drifts only a little from one device's: the backward checks are the ones that always see it.)
 import numpy as np
 
 import tpsim
