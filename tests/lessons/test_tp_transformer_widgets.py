@@ -63,8 +63,10 @@ def test_the_timeline_counts_collectives_beside_pytorch(tp_page):
 def test_the_training_curves_coincide_and_follow_edits(tp_page):
     page, _, training = tp_page()
     expect(training.get_by_test_id("diff")).to_contain_text("TP ")
-    for series in ("one", "tp", "sp"):
-        expect(training.locator(f'[data-series="{series}"] > *')).to_have_count(12 + (series == "one"))
+    expect(training.locator('[data-series="one"] polyline')).to_have_count(1)  # the line under the markers
+    assert len(training.locator('[data-series="one"] polyline').get_attribute("points").split()) == 12
+    for series in ("tp", "sp"):
+        expect(training.locator(f'[data-series="{series}"] > *')).to_have_count(12)
     first = training.get_by_test_id("losses").inner_text()
     training.get_by_test_id("seed").fill("4")
     expect(training.get_by_test_id("losses")).not_to_have_text(first)
