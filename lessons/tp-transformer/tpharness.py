@@ -44,14 +44,13 @@ def train(solution, blocks, X, target, n, n_heads, steps, lr, sp):
 
 
 def shared_memory(solution, params, n, n_heads):
-    """shard_block's arrays that share memory with `params` or with another rank's, as
-    "rank i: key" lines (none for shards that are all copies)."""
+    """shard_block's arrays that share memory with `params` or with another rank's: {key: [the
+    ranks whose array under that key does]} (empty when every array is a copy)."""
     shards = solution.shard_block(params, n, n_heads)
-    found = []
+    found = {}
     for i, shard in enumerate(shards):
+        others = list(params.values()) + [v for j, s in enumerate(shards) if j != i for v in dict(s).values()]
         for key, value in dict(shard).items():
-            others = list(params.values()) + [v for j, s in enumerate(shards) if j != i
-                                              for v in dict(s).values()]
             if any(np.shares_memory(value, o) for o in others if isinstance(o, np.ndarray)):
-                found.append(f"rank {i}: {key}")
+                found.setdefault(str(key), []).append(i)
     return found

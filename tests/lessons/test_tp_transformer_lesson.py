@@ -80,6 +80,7 @@ NAMED = {
     "extra_all_reduce": ("test_block_backward::test_worked_example[without sp]", "one all-reduce too many"),
     "sgd_rank0": ("test_train_tp::test_matches_one_device[n=2]", "rank 0's shard only"),
     "loss_rank0": ("test_train_tp::test_matches_one_device[n=2 sp]", "rank 0's chunk alone"),
+    "shard_views": ("test_shard_block::test_copies", "share memory with params"),
 }
 
 

@@ -44,10 +44,12 @@ def test_copies(solution, ref):
     params = ref.random_params(np.random.default_rng(), 8, 16)
     c = call(solution, "tpharness.shared_memory", params, 2, 4)
     if c.got:
+        found = "; ".join(_("{key} of rank {ranks}", key=key, ranks=", ".join(str(int(r)) for r in ranks))
+                          for key, ranks in dict(c.got).items())
         fail(_("These arrays of shard_block(params, 2, 4) share memory with params or with "
                "another rank's shard: {found}. On real GPUs every rank holds its own memory; "
                "take .copy() of each slice (and of each LayerNorm parameter, for every rank).",
-               found=", ".join(str(x) for x in c.got)))
+               found=found))
 
 
 def test_inputs_unchanged(solution, ref):
