@@ -74,8 +74,9 @@ def given_html(lesson: Lesson) -> str:
     """The lesson's given helper modules, shown read-only after the prose."""
     if not lesson.given:
         return ""
+    # tabindex: a scrolling <pre> must be reachable from the keyboard (axe: scrollable-region-focusable).
     files = "".join(f'<details class="given-file" open><summary><code>{escape(name)}.py</code></summary>'
-                    f"<pre><code>{escape(source)}</code></pre></details>\n"
+                    f'<pre tabindex="0"><code>{escape(source)}</code></pre></details>\n'
                     for name, source in lesson.given.items())
     imports = ", ".join(f"<code>import {escape(name)}</code>" for name in lesson.given)
     return (f'<section class="given-code" aria-label="Given code"><h2>Given code</h2>\n'

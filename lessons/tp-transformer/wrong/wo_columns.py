@@ -1,5 +1,6 @@
-# catches: test_shard_block::test_worked_example, test_shard_block::test_random_blocks[D=8 heads=4 F=16 n=2], test_shard_block::test_random_blocks[D=12 heads=6 F=12 n=3], test_shard_block::test_random_blocks[D=16 heads=8 F=32 n=4], test_shard_block::test_random_blocks[D=16 heads=8 F=16 n=8], test_train_tp::test_matches_one_device[n=2], test_train_tp::test_matches_one_device[n=4], test_train_tp::test_matches_one_device[n=2 sp], test_train_tp::test_matches_one_device[n=4 sp], test_train_tp::test_inputs_unchanged
+# catches: test_shard_block::test_worked_example, test_shard_block::test_random_blocks[D=8 heads=4 F=16 n=2], test_shard_block::test_random_blocks[D=12 heads=6 F=12 n=3], test_shard_block::test_random_blocks[D=16 heads=8 F=32 n=4], test_shard_block::test_random_blocks[D=16 heads=8 F=16 n=8]
 # Wo split by columns instead of rows.
+# (train_tp shards with a correct copy, so the gallery entry is this one mistake, seen by shard_block's checks.)
 import numpy as np
 
 import tpsim
@@ -91,7 +92,7 @@ def block_backward(dist, dZ, cache):
 
 def train_tp(blocks, X, target, n, n_heads, steps, lr, sp=False):
     dist = tpsim.SimDist(n)
-    shards = [shard_block(params, n, n_heads) for params in blocks]
+    shards = [_right_shards(params, n, n_heads) for params in blocks]  # the mistake stays in shard_block
     T, D = X.shape
     rows = lambda a: np.split(a, n) if sp else [a.copy() for _ in range(n)]  # noqa: E731
     Xs, targets = rows(X), rows(target)
@@ -110,3 +111,19 @@ def train_tp(blocks, X, target, n, n_heads, steps, lr, sp=False):
                 for key in shard:
                     shard[key] -= lr * grad[key]
     return losses
+
+
+def _right_shards(params, n, n_heads):
+    D = params["Wq"].shape[0]
+    width = D // n_heads * (n_heads // n)   # whole heads: (n_heads / n) heads of d_head columns
+    f = params["A"].shape[1] // n
+    shards = []
+    for i in range(n):
+        heads = slice(i * width, (i + 1) * width)
+        ffn = slice(i * f, (i + 1) * f)
+        shard = {key: params[key].copy() for key in LN_KEYS}
+        shard.update(Wq=params["Wq"][:, heads].copy(), Wk=params["Wk"][:, heads].copy(),
+                     Wv=params["Wv"][:, heads].copy(), Wo=params["Wo"][heads].copy(),
+                     A=params["A"][:, ffn].copy(), B=params["B"][ffn].copy())
+        shards.append(shard)
+    return shards
