@@ -519,4 +519,6 @@ def _same(a, b) -> bool:
     if isinstance(a, (list, tuple)):
         return (type(a) is type(b) and len(a) == len(b)
                 and all(_same(x, y) for x, y in zip(a, b)))
+    if type(a) is dict:  # a dict of arrays (a model's parameters) has no plain ==
+        return type(b) is dict and a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
     return type(a) is type(b) and a == b

@@ -20,6 +20,7 @@ Entry points: `handle(message)` and `handle_json(text)` (the browser's learner w
 """
 from __future__ import annotations
 
+import functools
 import inspect
 import io
 import json
@@ -124,7 +125,7 @@ class Host:
     def _call(self, message: dict) -> dict:
         name = message["fn"]
         args = wire.decode(message["args"])
-        fn = vars(self.module).get(name) if self.module is not None else None
+        fn = self._function(name)
         dtypes: set = set()
 
         def learner_side():
@@ -158,6 +159,22 @@ class Host:
                 name=name, mb=f"{size / 2**20:.0f}"))
         return self._answer(message, out, kind="returned", got=encoded[0], after=encoded[1],
                             params=list(names), dtypes=sorted(dtypes))
+
+    def _function(self, name: str):
+        """The learner's function `name`; or, for `module.function` naming a function of one
+        of the lesson's given modules, that driver with the learner's module as its first
+        argument: it runs the learner's functions on objects that cannot cross the wire (a
+        simulated GPU group, a cache from one call to the next) and returns plain data."""
+        if self.module is None:
+            return None
+        given, dot, attr = name.partition(".")
+        if not dot:
+            return vars(self.module).get(name)
+        module = sys.modules.get(given) if given in self.lesson.given else None
+        driver = vars(module).get(attr) if module is not None else None
+        if not callable(driver):
+            return None
+        return functools.partial(driver, self.module)
 
     # --- run_calls ----------------------------------------------------------------------
     def _run_calls(self, message: dict) -> dict:
@@ -326,6 +343,8 @@ def as_left(value):
     if isinstance(value, (list, tuple)):
         items = [as_left(v) for v in value]
         return items if type(value) is list else tuple(items)
+    if type(value) is dict:  # a model's parameters: keys as plain as in `plain`
+        return {k if type(k) in (str, int) else unusable(k): as_left(v) for k, v in value.items()}
     if type(value) in (int, float, bool, complex, str, type(None)):
         return value
     return unusable(value)

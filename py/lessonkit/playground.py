@@ -87,6 +87,9 @@ def _argument(value, saved: dict):
                 and all(type(v) is int for v in value["ints"])):
             raise ValueError(f"{value!r}: 'ints' must be a list of integers")
         return numpy.array(value["ints"], dtype=numpy.int64)
+    if isinstance(value, dict) and set(value) == {"dict"} and isinstance(value["dict"], dict):
+        # Named arrays (a model's parameters), each entry read like any argument.
+        return {str(k): _argument(v, saved) for k, v in value["dict"].items()}
     if isinstance(value, dict):
         if set(value) != {"ref"} or value["ref"] not in saved:
             raise ValueError(f"{value!r} must be {{'ref': name}} naming an earlier 'as'")

@@ -75,8 +75,9 @@ def given_html(lesson: Lesson) -> str:
     """The lesson's given helper modules, shown read-only after the prose."""
     if not lesson.given:
         return ""
+    # tabindex: a scrolling <pre> must be reachable from the keyboard (axe: scrollable-region-focusable).
     files = "".join(f'<details class="given-file" open><summary><code>{escape(name)}.py</code></summary>'
-                    f"<pre><code>{escape(source)}</code></pre></details>\n"
+                    f'<pre tabindex="0"><code>{escape(source)}</code></pre></details>\n'
                     for name, source in lesson.given.items())
     imports = ", ".join(f"<code>import {escape(name)}</code>" for name in lesson.given)
     text = {"en": ("Given code", f"Your solution.py can use {imports}. These files are part of "

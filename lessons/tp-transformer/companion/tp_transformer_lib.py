@@ -1,0 +1,278 @@
+"""A small transformer trained 5 steps on one device and with PyTorch's tensor parallelism
+(parallelize_module: ColwiseParallel/RowwiseParallel, then SequenceParallel and loss_parallel),
+checked with torch.distributed.
+
+The notebook (companion.ipynb) and the torchrun script (tp_transformer_check.py) both run
+`companion`. The model is the shape of PyTorch's own test model (test_tp_examples.py): token and
+position embeddings, 2 pre-LN blocks with separate wq, wk, wv, wo and a GeLU MLP w1, w2, a final
+LayerNorm and an output layer. The file has two halves: the subject (the model and the two
+parallel plans) and the checks, which compare with the same model trained on one device.
+"""
+
+import copy
+
+import torch
+import torch.distributed as dist
+import torch.nn.functional as F
+from torch import nn
+
+from companionkit import Companion, compare, measure
+
+# Seed 003: the one-GPU losses of its 5 iterations; its TP run agreed to ~1e-6.
+SEED_LOSSES = [10.9398, 3.4371, 1.5810, 0.4537, 0.1265]
+# PyTorch's test_tp_examples.py, 2-layer Transformer: CommDebugMode counts of one forward and
+# one backward, with tensor parallelism and with sequence parallelism.
+PYTORCH_COUNTS = {
+    False: ({"all_reduce": 6, "all_gather": 1}, {"all_reduce": 9}),
+    True: ({"reduce_scatter": 6, "all_gather": 6}, {"reduce_scatter": 5, "all_gather": 6}),
+}
+SEED = 0
+companion = Companion(__name__, lesson="tp-transformer",
+                      options={"vocab": 16, "width": 16, "heads": 4, "tokens": 8, "batch": 2,
+                               "steps": 5, "lr": 0.5, "profile_width": 256, "profile_tokens": 64,
+                               "timing_batch": 256, "timing_tokens": 256, "timing_width": 2048,
+                               "warmup": 2, "repeats": 5})
+
+
+# ---- the subject: the model and PyTorch's plans ---------------------------------------------
+
+class Attention(nn.Module):
+    def __init__(self, dim, heads):
+        super().__init__()
+        self.head_dim = dim // heads   # a rank's Q holds its heads only: counted by view(-1)
+        self.wq, self.wk, self.wv, self.wo = (nn.Linear(dim, dim, bias=False) for _ in range(4))
+
+    def forward(self, x):
+        b, s, _ = x.shape
+        q, k, v = (w(x).view(b, s, -1, self.head_dim).transpose(1, 2) for w in (self.wq, self.wk, self.wv))
+        o = F.scaled_dot_product_attention(q, k, v, is_causal=True)   # scores / sqrt(head_dim)
+        return self.wo(o.transpose(1, 2).reshape(b, s, -1))
+
+
+class FeedForward(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.w1, self.w2 = nn.Linear(dim, 4 * dim), nn.Linear(4 * dim, dim)
+
+    def forward(self, x):
+        return self.w2(F.gelu(self.w1(x), approximate="tanh"))
+
+
+class Block(nn.Module):
+    def __init__(self, dim, heads):
+        super().__init__()
+        self.attention_norm, self.attention = nn.LayerNorm(dim), Attention(dim, heads)
+        self.ffn_norm, self.feed_forward = nn.LayerNorm(dim), FeedForward(dim)
+
+    def forward(self, x):
+        h = x + self.attention(self.attention_norm(x))          # the residual, once
+        return h + self.feed_forward(self.ffn_norm(h))
+
+
+class Transformer(nn.Module):
+    """Embedding, 2 blocks, output layer: test_tp_examples.py's model without dropout."""
+
+    def __init__(self, vocab, dim, heads, max_tokens, layers=2):
+        super().__init__()
+        self.tok_embeddings, self.pos_embeddings = nn.Embedding(vocab, dim), nn.Embedding(max_tokens, dim)
+        self.layers = nn.ModuleList(Block(dim, heads) for _ in range(layers))
+        self.norm, self.output = nn.LayerNorm(dim), nn.Linear(dim, vocab, bias=False)
+
+    def forward(self, tokens):
+        h = self.tok_embeddings(tokens) + self.pos_embeddings(torch.arange(tokens.shape[1], device=tokens.device))
+        for layer in self.layers:
+            h = layer(h)
+        return self.output(self.norm(h))
+
+
+def parallelize(model, mesh, sp, loss_parallel=False):
+    """PyTorch's plan (test_tp_examples.py): Megatron's column/row pairs per block; with `sp`
+    the norms and residuals on Shard(1), the sequence; with `loss_parallel` the logits stay
+    split over the vocabulary for torch's loss_parallel cross-entropy."""
+    from torch.distributed.tensor import Replicate, Shard
+    from torch.distributed.tensor.parallel import (ColwiseParallel, PrepareModuleInput, RowwiseParallel,
+                                                   SequenceParallel, parallelize_module)
+    seq = Shard(1) if sp else Replicate()
+    parallelize_module(model, mesh, {
+        "tok_embeddings": RowwiseParallel(input_layouts=Replicate(), output_layouts=seq),
+        "pos_embeddings": RowwiseParallel(input_layouts=Replicate(), output_layouts=Shard(0) if sp else Replicate()),
+        **({"norm": SequenceParallel()} if sp else {}),
+    })
+    for layer in model.layers:
+        plan = {f"attention.{w}": ColwiseParallel() for w in ("wq", "wk", "wv")}
+        plan["attention.wo"] = RowwiseParallel(output_layouts=seq)
+        plan["feed_forward.w1"] = ColwiseParallel(input_layouts=seq)
+        plan["feed_forward.w2"] = RowwiseParallel(output_layouts=seq)
+        if sp:
+            plan["attention"] = PrepareModuleInput(input_layouts=Shard(1), desired_input_layouts=Replicate())
+            plan["attention_norm"] = SequenceParallel()
+            plan["ffn_norm"] = SequenceParallel()
+        parallelize_module(layer, mesh, plan)
+    parallelize_module(model.output, mesh, ColwiseParallel(
+        input_layouts=seq, output_layouts=Shard(-1) if loss_parallel else Replicate(), use_local_output=not loss_parallel))
+    return model
+
+
+def step_loss(model, tokens, targets, lp=False):
+    """Cross-entropy of one batch (loss_parallel's context when the logits are vocab-sharded)."""
+    from torch.distributed.tensor.parallel import loss_parallel
+    logits = model(tokens)
+    if lp:
+        with loss_parallel():
+            loss = F.cross_entropy(logits.flatten(0, 1), targets.flatten())
+            loss.backward()
+    else:
+        loss = F.cross_entropy(logits.flatten(0, 1), targets.flatten())
+        loss.backward()
+    return loss
+
+
+def train(model, tokens, targets, steps, lr, lp=False):
+    """SGD: the loss of each step, before its update."""
+    losses = []
+    for _ in range(steps):
+        model.zero_grad(set_to_none=True)
+        loss = step_loss(model, tokens, targets, lp)
+        losses.append(float((loss.full_tensor() if hasattr(loss, "full_tensor") else loss).detach()))
+        with torch.no_grad():
+            for p in model.parameters():
+                p -= lr * p.grad
+    return losses
+
+
+# ---- the checks -----------------------------------------------------------------------------
+
+def problem(run, dtype=torch.float64, width=None):
+    o = run.options
+    torch.manual_seed(SEED)
+    model = Transformer(o["vocab"], width or o["width"], o["heads"], o["tokens"]).to(dtype).to(run.device)
+    g = torch.Generator().manual_seed(SEED + 1)
+    tokens = torch.randint(0, o["vocab"], (o["batch"], o["tokens"]), generator=g).to(run.device)
+    targets = torch.randint(0, o["vocab"], (o["batch"], o["tokens"]), generator=g).to(run.device)
+    return model, tokens, targets
+
+
+def mesh(run):
+    from torch.distributed.device_mesh import init_device_mesh
+    return init_device_mesh(run.device.type, (run.world,))
+
+
+@companion.section("numbers", "The lesson's numbers: seed 003's losses and PyTorch's counts from per-layer ones", local=True)
+def numbers(run):
+    # Per layer: TP forward 2 all-reduces, backward 2; PyTorch's model adds 2 embeddings (one
+    # all-reduce each), the output layer (one all-gather, one backward all-reduce) and
+    # separate wq/wk/wv (2 more backward all-reduces per layer).
+    L = 2
+    tp = ({"all_reduce": 2 * L + 2, "all_gather": 1}, {"all_reduce": 2 * L + 2 * L + 1})
+    sp = ({"reduce_scatter": 2 * L + 2, "all_gather": 2 * L + 2}, {"reduce_scatter": 2 * L + 1, "all_gather": 2 * L + 2})
+    run.expect("tp-counts", "TP: 2 per layer + embeddings, output layer, separate wq/wk/wv = PyTorch's test",
+               tp == PYTORCH_COUNTS[False], f"{tp} vs {PYTORCH_COUNTS[False]}")
+    run.expect("sp-counts", "SP: 2 reduce-scatters + 2 all-gathers per layer + the ends = PyTorch's test",
+               sp == PYTORCH_COUNTS[True], f"{sp} vs {PYTORCH_COUNTS[True]}")
+    run.info(f"seed 003's one-GPU losses: {SEED_LOSSES} (its TP run agreed to ~1e-6)")
+
+
+@companion.section("training", "5 steps of SGD: one device, TP, TP + SP with loss_parallel, the same losses")
+def training(run):
+    o = run.options
+    model, tokens, targets = problem(run)
+    tp_model, sp_model = copy.deepcopy(model), copy.deepcopy(model)
+    one = train(model, tokens, targets, o["steps"], o["lr"])
+    m = mesh(run)
+    tp = train(parallelize(tp_model, m, sp=False), tokens, targets, o["steps"], o["lr"])
+    sp = train(parallelize(sp_model, m, sp=True, loss_parallel=True), tokens, targets, o["steps"], o["lr"], lp=True)
+    for name, got in (("tp", tp), ("sp", sp)):
+        ok, detail = compare(torch.tensor(got), torch.tensor(one), rtol=1e-9, atol=1e-12)
+        run.expect(name, f"{'TP' if name == 'tp' else 'TP + SP + loss_parallel'}: the loss equals one device's at every step",
+                   ok, f"{[round(v, 6) for v in got]} vs {[round(v, 6) for v in one]}: {detail}")
+    run.expect("learns", "the loss falls over the steps (the model trains)", one[-1] < one[0], f"{one[0]:.4f} -> {one[-1]:.4f}")
+    run.data("losses", {"world": run.world, "one": one, "tp": tp, "sp": sp})
+
+
+@companion.section("counts", "CommDebugMode counts of one forward and one backward: PyTorch's test numbers")
+def counts(run):
+    for sp in (False, True):
+        model, tokens, targets = problem(run)
+        model = parallelize(model, mesh(run), sp=sp)
+        logits, fwd = measure.collectives(lambda: model(tokens))
+        loss = F.cross_entropy(logits.flatten(0, 1), targets.flatten())
+        _, bwd = measure.collectives(lambda: loss.backward())
+        want_fwd, want_bwd = PYTORCH_COUNTS[sp]
+        name = "sp" if sp else "tp"
+        run.expect(f"{name}-forward", f"{'TP + SP' if sp else 'TP'} forward: {want_fwd}", fwd.counts == want_fwd, f"{fwd.counts}")
+        run.expect(f"{name}-backward", f"{'TP + SP' if sp else 'TP'} backward: {want_bwd}", bwd.counts == want_bwd, f"{bwd.counts}")
+
+
+def activation_bytes(model, fn):
+    """(result, bytes): the storage bytes autograd saves for backward while `fn()` runs, each
+    storage once, the model's parameters excluded; a DTensor counts by its local shard (what
+    this rank holds). companionkit's measure.saved_bytes, for models whose tensors are DTensors."""
+    from torch.distributed.tensor import DTensor
+    local = lambda t: t._local_tensor if isinstance(t, DTensor) else t  # noqa: E731
+    params = {local(p).untyped_storage().data_ptr() for p in model.parameters()}
+    seen = {}
+
+    def pack(t):
+        storage = local(t).untyped_storage()
+        if storage.data_ptr() not in params:
+            seen[storage.data_ptr()] = storage.nbytes()
+        return t
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        result = fn()
+    return result, sum(seen.values())
+
+
+@companion.section("memory", "Activation memory per rank: TP below one device, TP + SP below TP")
+def memory(run):
+    on_gpu = run.device.type == "cuda"
+    width = run.options["timing_width"] if on_gpu else run.options["profile_width"]
+    sizes = {}
+
+    class Sized:  # a sequence long enough that activations, not weights, are what is measured
+        options = dict(run.options, tokens=run.options["profile_tokens"])
+        device, world = run.device, run.world
+
+    for name, sp in (("one", None), ("tp", False), ("sp", True)):
+        model, tokens, targets = problem(Sized, dtype=torch.float32, width=width)
+        if sp is not None:
+            model = parallelize(model, mesh(run), sp=sp)
+        if on_gpu:  # the profiler's view of the allocator: the peak of one forward on this rank
+            with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA], profile_memory=True):
+                _, peak = measure.cuda_peak(lambda: model(tokens), run.device)
+            run.info(f"{name}: peak CUDA memory of one forward on this rank {peak} bytes")
+        _, sizes[name] = activation_bytes(model, lambda: model(tokens))
+    s, b, h, t = Sized.options["tokens"], run.options["batch"], width, run.world
+    run.info(f"saved for backward per rank (width {width}, {b}×{s} tokens, N = {t}): one device {sizes['one']}, "
+             f"TP {sizes['tp']}, TP + SP {sizes['sp']} bytes")
+    run.info(f"Korthikanti et al.'s per-layer formula without attention's s² term: one device 34·sbh, "
+             f"TP (10 + 24/t)·sbh = {(10 + 24 / t) * s * b * h:.0f}·(bytes/elem), TP + SP 34/t·sbh = {34 / t * s * b * h:.0f}·(bytes/elem)")
+    run.expect("tp", "TP keeps fewer activation bytes per rank than one device", sizes["tp"] < sizes["one"],
+               f"TP {sizes['tp']} vs one device {sizes['one']} bytes")
+    run.expect("sp", "TP + SP keeps fewer activation bytes per rank than TP (LayerNorm and residual on 1/N)",
+               sizes["sp"] < sizes["tp"], f"TP + SP {sizes['sp']} vs TP {sizes['tp']} bytes")
+    run.data("memory", {"world": t, "width": width, **sizes})
+
+
+@companion.section("timing", "One GPU against N GPUs: a training step at batch 256, sequence 256 (GPUs only)")
+def timing(run):
+    if run.device.type != "cuda":
+        run.info("timing needs GPUs: skipped on CPU processes")
+        return
+    o = run.options
+    big = dict(o, batch=o["timing_batch"], tokens=o["timing_tokens"])
+
+    class Sized:
+        options, device, world = big, run.device, run.world
+
+    one_model, tokens, targets = problem(Sized, dtype=torch.float32, width=o["timing_width"])
+    tp_model = parallelize(copy.deepcopy(one_model), mesh(run), sp=False)
+    one, tp = measure.time_against_baseline(lambda: step_loss(one_model, tokens, targets),
+                                            lambda: step_loss(tp_model, tokens, targets),
+                                            run.rank, run.device, o["warmup"], o["repeats"], baseline_threads=1)
+    slowest = torch.tensor([tp.median_ms], dtype=torch.float64, device=run.device)
+    dist.all_reduce(slowest, op=dist.ReduceOp.MAX)
+    if run.rank == 0:
+        run.info(f"one GPU {one.median_ms:.2f} ms, TP on {run.world} GPUs {slowest.item():.2f} ms (median of {o['repeats']})")
+    run.data("timing", {"world": run.world, "tp_ms": slowest.item(),
+                        "one_gpu_ms": one.median_ms if one else None})

@@ -1,0 +1,230 @@
+// A tiny pre-LN transformer block stack on n simulated GPUs, in plain JavaScript, for the
+// widgets: the same math as the lesson (shards, f and g, sequence parallelism, SGD), with every
+// collective counted. Matrices are arrays of rows.
+
+const zeros = (r, c) => Array.from({ length: r }, () => new Array(c).fill(0));
+const T_ = (M) => M[0].map((_, c) => M.map((row) => row[c]));
+export function matmul(A, B) {
+  const out = zeros(A.length, B[0].length);
+  for (let i = 0; i < A.length; i++) {
+    for (let k = 0; k < B.length; k++) {
+      const a = A[i][k];
+      if (a === 0) continue;
+      const row = B[k], o = out[i];
+      for (let j = 0; j < row.length; j++) o[j] += a * row[j];
+    }
+  }
+  return out;
+}
+const add = (A, B) => A.map((row, i) => row.map((v, j) => v + B[i][j]));
+const scale = (A, s) => A.map((row) => row.map((v) => v * s));
+const cols = (M, s, e) => M.map((row) => row.slice(s, e));
+const rowsOf = (M, s, e) => M.slice(s, e).map((row) => row.slice());
+const copy = (M) => (Array.isArray(M[0]) ? M.map((row) => row.slice()) : M.slice());
+const chunks = (M, n) => Array.from({ length: n }, (_, i) => rowsOf(M, (i * M.length) / n, ((i + 1) * M.length) / n));
+
+const C = Math.sqrt(2 / Math.PI);
+const gelu = (x) => 0.5 * x * (1 + Math.tanh(C * (x + 0.044715 * x ** 3)));
+function geluGrad(x) {
+  const t = Math.tanh(C * (x + 0.044715 * x ** 3));
+  return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * C * (1 + 3 * 0.044715 * x * x);
+}
+
+function lnForward(X, g, b) {
+  const cache = [];
+  const Y = X.map((row) => {
+    const mu = row.reduce((s, v) => s + v, 0) / row.length;
+    const inv = 1 / Math.sqrt(row.reduce((s, v) => s + (v - mu) ** 2, 0) / row.length + 1e-5);
+    const xhat = row.map((v) => (v - mu) * inv);
+    cache.push({ xhat, inv });
+    return xhat.map((v, j) => v * g[j] + b[j]);
+  });
+  return [Y, { rows: cache, g }];
+}
+
+function lnBackward(dY, cache) {
+  const D = cache.g.length;
+  const dg = new Array(D).fill(0), db = new Array(D).fill(0);
+  const dX = dY.map((dy, r) => {
+    const { xhat, inv } = cache.rows[r];
+    const dxhat = dy.map((v, j) => v * cache.g[j]);
+    const m1 = dxhat.reduce((s, v) => s + v, 0) / D;
+    const m2 = dxhat.reduce((s, v, j) => s + v * xhat[j], 0) / D;
+    dy.forEach((v, j) => { dg[j] += v * xhat[j]; db[j] += v; });
+    return dxhat.map((v, j) => inv * (v - m1 - xhat[j] * m2));
+  });
+  return [dX, dg, db];
+}
+
+function headsForward(X, Wq, Wk, Wv, k) {
+  const T = X.length, dh = Wq[0].length / k;
+  const Q = matmul(X, Wq), K = matmul(X, Wk), V = matmul(X, Wv);
+  const O = zeros(T, Wq[0].length), P = [];
+  for (let h = 0; h < k; h++) {
+    const s0 = h * dh;
+    const p = zeros(T, T);
+    for (let i = 0; i < T; i++) {
+      let max = -Infinity;
+      const s = [];
+      for (let j = 0; j <= i; j++) {
+        let dot = 0;
+        for (let c = 0; c < dh; c++) dot += Q[i][s0 + c] * K[j][s0 + c];
+        s.push(dot / Math.sqrt(dh));
+        max = Math.max(max, s[j]);
+      }
+      const e = s.map((v) => Math.exp(v - max));
+      const sum = e.reduce((a, v) => a + v, 0);
+      for (let j = 0; j <= i; j++) {
+        p[i][j] = e[j] / sum;
+        for (let c = 0; c < dh; c++) O[i][s0 + c] += p[i][j] * V[j][s0 + c];
+      }
+    }
+    P.push(p);
+  }
+  return [O, { X, Q, K, V, P, k, Wq, Wk, Wv }];
+}
+
+function headsBackward(dO, c) {
+  const T = dO.length, w = c.Q[0].length, dh = w / c.k;
+  const dQ = zeros(T, w), dK = zeros(T, w), dV = zeros(T, w);
+  for (let h = 0; h < c.k; h++) {
+    const s0 = h * dh, p = c.P[h];
+    for (let i = 0; i < T; i++) {
+      const dp = [];
+      for (let j = 0; j <= i; j++) {
+        let dot = 0;
+        for (let x = 0; x < dh; x++) { dot += dO[i][s0 + x] * c.V[j][s0 + x]; dV[j][s0 + x] += p[i][j] * dO[i][s0 + x]; }
+        dp.push(dot);
+      }
+      const mean = dp.reduce((a, v, j) => a + v * p[i][j], 0);
+      for (let j = 0; j <= i; j++) {
+        const ds = (p[i][j] * (dp[j] - mean)) / Math.sqrt(dh);
+        for (let x = 0; x < dh; x++) { dQ[i][s0 + x] += ds * c.K[j][s0 + x]; dK[j][s0 + x] += ds * c.Q[i][s0 + x]; }
+      }
+    }
+  }
+  const dX = add(add(matmul(dQ, T_(c.Wq)), matmul(dK, T_(c.Wk))), matmul(dV, T_(c.Wv)));
+  const XT = T_(c.X);
+  return [dX, matmul(XT, dQ), matmul(XT, dK), matmul(XT, dV)];
+}
+
+const LN = ["ln1_g", "ln1_b", "ln2_g", "ln2_b"];
+
+/** Rank i's shard: contiguous heads of Wq, Wk, Wv (columns) and Wo (rows), blocks of A and B. */
+export function shardBlock(p, n, heads) {
+  const D = p.Wq.length, F = p.A[0].length, w = (D / heads) * (heads / n), f = F / n;
+  return Array.from({ length: n }, (_, i) => ({
+    ...Object.fromEntries(LN.map((k) => [k, p[k].slice()])),
+    Wq: cols(p.Wq, i * w, (i + 1) * w), Wk: cols(p.Wk, i * w, (i + 1) * w), Wv: cols(p.Wv, i * w, (i + 1) * w),
+    Wo: rowsOf(p.Wo, i * w, (i + 1) * w), A: cols(p.A, i * f, (i + 1) * f), B: rowsOf(p.B, i * f, (i + 1) * f),
+  }));
+}
+
+/** One block on shards.length ranks: X per rank (whole copies, or row chunks with sp).
+ *  Returns {Z, backward(dZ) -> {dX, grads}}; `counts` collects the collectives. */
+export function blockForward(X, shards, heads, sp, counts) {
+  const n = shards.length, k = heads / n;
+  const count = (op) => { counts[op] = (counts[op] ?? 0) + 1; };
+  const sum = (parts) => parts.slice(1).reduce(add, parts[0]);
+  const g = (parts) => { count(sp ? "reduce_scatter" : "all_reduce"); const s = sum(parts); return sp ? chunks(s, n) : parts.map(() => copy(s)); };
+  const f = (xs) => { if (!sp) return xs; count("all_gather"); const whole = [].concat(...xs); return xs.map(() => copy(whole)); };
+  const ln1 = X.map((x, i) => lnForward(x, shards[i].ln1_g, shards[i].ln1_b));
+  const H = f(ln1.map(([y]) => y));
+  const att = H.map((h, i) => headsForward(h, shards[i].Wq, shards[i].Wk, shards[i].Wv, k));
+  const Y = g(att.map(([O], i) => matmul(O, shards[i].Wo))).map((a, i) => add(X[i], a));
+  const ln2 = Y.map((y, i) => lnForward(y, shards[i].ln2_g, shards[i].ln2_b));
+  const H2 = f(ln2.map(([y]) => y));
+  const U = H2.map((h, i) => matmul(h, shards[i].A));
+  const G = U.map((u) => u.map((row) => row.map(gelu)));
+  const Z = g(G.map((gg, i) => matmul(gg, shards[i].B))).map((m, i) => add(Y[i], m));
+
+  function backward(dZ) {
+    // g's backward: identity (all-gather with sp); f's backward: all-reduce (reduce-scatter).
+    const gB = (d) => f(d);
+    const fB = (parts) => g(parts);
+    const grads = shards.map(() => ({}));
+    const dZf = gB(dZ);
+    const H2b = sp ? f(ln2.map(([y]) => y)) : H2;  // with sp the LayerNorm rows are gathered again
+    const dH2 = fB(shards.map((s, i) => {
+      grads[i].B = matmul(T_(G[i]), dZf[i]);
+      const dU = matmul(dZf[i], T_(s.B)).map((row, r) => row.map((v, c) => v * geluGrad(U[i][r][c])));
+      grads[i].A = matmul(T_(H2b[i]), dU);
+      return matmul(dU, T_(s.A));
+    }));
+    const dY = dH2.map((d, i) => { const [dx, dg, db] = lnBackward(d, ln2[i][1]); grads[i].ln2_g = dg; grads[i].ln2_b = db; return add(dZ[i], dx); });
+    const dYf = gB(dY);
+    if (sp) f(ln1.map(([y]) => y));
+    const dH = fB(shards.map((s, i) => {
+      grads[i].Wo = matmul(T_(att[i][0]), dYf[i]);
+      const [dh, dq, dk, dv] = headsBackward(matmul(dYf[i], T_(s.Wo)), att[i][1]);
+      Object.assign(grads[i], { Wq: dq, Wk: dk, Wv: dv });
+      return dh;
+    }));
+    const dX = dH.map((d, i) => { const [dx, dg, db] = lnBackward(d, ln1[i][1]); grads[i].ln1_g = dg; grads[i].ln1_b = db; return add(dY[i], dx); });
+    if (sp) {
+      count("all_reduce");
+      for (const key of LN) {
+        const total = grads.map((gr) => gr[key]).reduce((a, b) => a.map((v, j) => v + b[j]));
+        grads.forEach((gr) => { gr[key] = total.slice(); });
+      }
+    }
+    return { dX, grads };
+  }
+  return { Z, backward };
+}
+
+/** SGD on blocks sharded over n ranks: {losses, counts}. n = 1 is one device. */
+export function train(blocks, X, target, n, heads, steps, lr, sp) {
+  const counts = {};
+  const shards = blocks.map((p) => shardBlock(p, n, heads));
+  const T = X.length, D = X[0].length;
+  const layout = (M) => (sp ? chunks(M, n) : Array.from({ length: n }, () => copy(M)));
+  const Xs = layout(X), ts = layout(target);
+  const losses = [];
+  for (let step = 0; step < steps; step++) {
+    let Z = Xs;
+    const runs = shards.map((s) => { const run = blockForward(Z, s, heads, sp, counts); Z = run.Z; return run; });
+    const parts = Z.map((z, i) => z.reduce((a, row, r) => a + row.reduce((b, v, c) => b + 0.5 * (v - ts[i][r][c]) ** 2, 0), 0) / (T * D));
+    if (sp) counts.all_reduce = (counts.all_reduce ?? 0) + 1;
+    losses.push(sp ? parts.reduce((a, v) => a + v, 0) : parts[0]);
+    let dZ = Z.map((z, i) => scale(add(z, scale(ts[i], -1)), 1 / (T * D)));
+    for (let b = runs.length - 1; b >= 0; b--) {
+      const { dX, grads } = runs[b].backward(dZ);
+      dZ = dX;
+      shards[b].forEach((s, i) => {
+        for (const key of Object.keys(s)) {
+          const gk = grads[i][key];
+          s[key] = Array.isArray(s[key][0]) ? s[key].map((row, r) => row.map((v, c) => v - lr * gk[r][c])) : s[key].map((v, j) => v - lr * gk[j]);
+        }
+      });
+    }
+  }
+  return { losses, counts };
+}
+
+/** A deterministic random problem: L blocks of width D (weights ~ N(0, 0.25/fan_in)), X, target. */
+export function randomProblem(seed, { L = 2, T = 4, D = 4, F = 8 } = {}) {
+  let s = seed >>> 0 || 1;
+  const uniform = () => { s = (s + 0x6d2b79f5) >>> 0; let t = s; t = Math.imul(t ^ (t >>> 15), t | 1); t ^= t + Math.imul(t ^ (t >>> 7), t | 61); return ((t ^ (t >>> 14)) >>> 0) / 4294967296; };
+  const normal = () => Math.sqrt(-2 * Math.log(1 - uniform())) * Math.cos(2 * Math.PI * uniform());
+  const mat = (r, c, sd) => Array.from({ length: r }, () => Array.from({ length: c }, () => sd * normal()));
+  const vec = (m, sd) => Array.from({ length: D }, () => m + sd * normal());
+  const blocks = Array.from({ length: L }, () => ({
+    ln1_g: vec(1, 0.2), ln1_b: vec(0, 0.2), Wq: mat(D, D, 0.5 / Math.sqrt(D)), Wk: mat(D, D, 0.5 / Math.sqrt(D)),
+    Wv: mat(D, D, 0.5 / Math.sqrt(D)), Wo: mat(D, D, 0.5 / Math.sqrt(D)), ln2_g: vec(1, 0.2), ln2_b: vec(0, 0.2),
+    A: mat(D, F, 0.5 / Math.sqrt(D)), B: mat(F, D, 0.5 / Math.sqrt(F)),
+  }));
+  return { blocks, X: mat(T, D, 1), target: mat(T, D, 1) };
+}
+
+/** Collectives per layer and for PyTorch's test model (L layers, embeddings, output layer). */
+export function layerCounts(sp) {
+  return sp ? { forward: { all_gather: 2, reduce_scatter: 2 }, backward: { all_gather: 4, reduce_scatter: 2, all_reduce: 1 } }
+    : { forward: { all_reduce: 2 }, backward: { all_reduce: 2 } };
+}
+export function pytorchCounts(L, sp) {
+  // test_tp_examples.py's Transformer: token and position embeddings (row-wise), separate
+  // wq/wk/wv (column-wise), wo and w2 row-wise, the output layer column-wise.
+  return sp ? { forward: { reduce_scatter: 2 * L + 2, all_gather: 2 * L + 2 }, backward: { reduce_scatter: 2 * L + 1, all_gather: 2 * L + 2 } }
+    : { forward: { all_reduce: 2 * L + 2, all_gather: 1 }, backward: { all_reduce: 4 * L + 1 } };
+}
