@@ -31,10 +31,7 @@ def torchrun_line(script_name):
 
 
 def script_name(lesson_id, companion):
-    """The torchrun script's file name: `[companion] script` where a lesson still keeps its own,
-    else the generated <slug_>_check.py."""
-    if "script" in companion:
-        return Path(companion["script"]).name
+    """The generated torchrun script's file name, <slug_>_check.py."""
     return lesson_id.replace("-", "_") + "_check.py"
 
 
@@ -42,7 +39,7 @@ def script_text(lesson_id, companion):
     """The torchrun script, the same three lines for every lesson but the library's name."""
     module = Path(companion["library"]).stem
     return (f'"""The {lesson_id} companion\'s checks under torchrun (the same checks as {NOTEBOOK_NAME}):\n\n'
-            f"    {torchrun_line(script_name(lesson_id, companion))} [--device-report report.json]\n\n"
+            f"    {torchrun_line(script_name(lesson_id, companion))} [--device-report report.json] [--option NAME=JSON]\n\n"
             "NCCL with one process per GPU when every local process has a GPU, gloo on CPU otherwise (--cpu\n"
             'forces it). Rank 0 prints every check and a summary; the exit status is 1 if any check failed."""\n\n'
             f"import companionkit\nimport {module}\n\n"
@@ -55,9 +52,7 @@ def library_files(lesson_dir, companion, lesson_id):
     files = {f"companionkit/{name}": (PACKAGE / name).read_text(encoding="utf-8") for name in SHIPPED_MODULES}
     library = Path(lesson_dir) / companion["library"]
     files[library.name] = library.read_text(encoding="utf-8")
-    own = companion.get("script")
-    files[script_name(lesson_id, companion)] = ((Path(lesson_dir) / own).read_text(encoding="utf-8") if own
-                                                 else script_text(lesson_id, companion))
+    files[script_name(lesson_id, companion)] = script_text(lesson_id, companion)
     return files
 
 

@@ -123,18 +123,3 @@ def test_the_zip_holds_the_generated_script_the_library_a_readme_and_the_noteboo
     assert f"import {Path(library).stem}\n" in bundle.script_text(lesson.name, companion)
     assert (folder / library).read_bytes() == (lesson / companion["library"]).read_bytes()
     assert sorted(p.name for p in (folder / "companionkit").iterdir()) == sorted(bundle.SHIPPED_MODULES)
-
-
-def test_a_lesson_that_keeps_its_own_script_ships_it(tmp_path):
-    # Lessons written before the script was generated keep a `script` entry and their own file.
-    lesson = ROOT / "lessons" / "tp-mlp"
-    folder = tmp_path / "tp-mlp"
-    (folder / "companion").mkdir(parents=True)
-    for rel in companion_of(lesson).values():
-        (folder / rel).write_bytes((lesson / rel).read_bytes())
-    (folder / "companion" / "own_check.py").write_text('"""Own."""\n')
-    companion = {**companion_of(lesson), "script": "companion/own_check.py"}
-    names = bundle.write_downloads(folder, "tp-mlp", "t", companion, tmp_path / "out")
-    assert names["script"] == "own_check.py"
-    with zipfile.ZipFile(tmp_path / "out" / names["zip"]) as z:
-        assert z.read("tp-mlp-companion/own_check.py") == b'"""Own."""\n'

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from lessonkit import golden, load_lesson
+
 ROOT = Path(__file__).resolve().parents[2]
 
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -96,11 +98,12 @@ def test_try_with_my_code_draws_the_learners_curve(tp_page):
     page, _, training = tp_page()
     page.wait_for_selector("#python-progress[data-state=ready]", timeout=120_000)
     training.get_by_test_id("steps").fill("4")
-    for source, verdict in [(LESSON / "reference.py", "match"), (LESSON / "wrong" / "sgd_rank0.py", "values")]:
+    sources = golden.solutions(load_lesson(LESSON))
+    for source, verdict in [(sources["reference"], "match"), (sources["sgd_rank0"], "values")]:
         page.locator(".cm-content").focus()
         page.keyboard.press("ControlOrMeta+a")
         page.keyboard.press("Delete")
-        page.keyboard.insert_text(source.read_text(encoding="utf-8"))
+        page.keyboard.insert_text(source)
         training.get_by_role("button", name="Try with my code").click()
         expect(training.get_by_test_id("learner-verdict")).to_have_attribute("data-verdict", verdict, timeout=60_000)
     expect(training.locator('[data-series="mine"]')).to_have_count(1)

@@ -34,9 +34,9 @@ SIZES = [(8, 2, 16, 1), (8, 4, 16, 2), (12, 6, 12, 3), (16, 8, 32, 4), (16, 8, 1
 
 
 @pytest.mark.parametrize("D,heads,F,n", SIZES, ids=[f"D={d} heads={h} F={f} n={n}" for d, h, f, n in SIZES])
-def test_random_blocks(solution, ref, D, heads, F, n):
+def test_random_blocks(solution, ref, fresh, D, heads, F, n):
     """shard_block gives rank i heads i·n_heads/n ... of Wq, Wk, Wv, Wo and block i of A and B"""
-    check(solution, ref, ref.random_params(np.random.default_rng(100 * D + 10 * heads + n), D, F), n, heads)
+    check(solution, ref, ref.random_params(fresh, D, F), n, heads)
 
 
 def test_copies(solution, ref):

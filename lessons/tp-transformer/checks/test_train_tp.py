@@ -26,9 +26,9 @@ CASES = [(1, False), (2, False), (4, False), (2, True), (4, True)]
 
 
 @pytest.mark.parametrize("n,sp", CASES, ids=[f"n={n}{' sp' if sp else ''}" for n, sp in CASES])
-def test_matches_one_device(solution, ref, counts, n, sp):
+def test_matches_one_device(solution, ref, counts, fresh, n, sp):
     """train_tp's losses lie on the one-device curve, with steps·L·(forward + backward) collectives"""
-    blocks, X, target = problem(ref, np.random.default_rng(40 + 2 * n + sp))
+    blocks, X, target = problem(ref, fresh)
     c = call(solution, "tpharness.train", blocks, X, target, n, HEADS, STEPS, LR, sp)
     expected = ref.train(blocks, X, target, 1, HEADS, STEPS, LR, False)
     what = _("train_tp(blocks, X, target, n={n}, n_heads, steps={steps}, lr, sp={sp})", n=n, steps=STEPS, sp=sp)
