@@ -26,6 +26,7 @@ sys.path[:0] = [str(ROOT / "tools"), str(ROOT / "py")]
 
 from sitebuild import bundle, hosting, lesson_packages, lessons, pages, precompile, serve, vendor, watch  # noqa: E402
 from sitebuild.errors import BuildError  # noqa: E402
+from lessonkit.wheel_cache import sha256_of  # noqa: E402
 from companionkit import bundle as companion_bundle  # noqa: E402
 
 PY_DIR = ROOT / "py"
@@ -137,6 +138,11 @@ def write_lesson(site: Path, lesson: lessons.Lesson, html: str, assets: dict, si
                  # only where the folder exists: a site whose lessons pin nothing has no wheels/
                  **({"wheels": f"../../{lesson_packages.WHEELS_DIR}/"} if requirements else {})},
         "downloadBytes": download_bytes,
+        # What the worker checks the bytes it unpacks against before any of them is used
+        # (web/src/worker/boot.js): the engine, the lesson and Pyodide's lock file (which holds
+        # every Pyodide package's sha256, checked by Pyodide itself).
+        "sha256": {"engine": sha256_of(engine_zip), "lesson": sha256_of(archive),
+                   "lock": sha256_of(site / "pyodide" / "pyodide-lock.json")},
     }
     (page_dir / "index.html").write_text(pages.lesson_page(lesson, html, assets, config, *neighbours), encoding="utf-8")
 

@@ -73,19 +73,20 @@ def wasm_deserialized(browser, page, load) -> int:
 
 def test_a_plain_host_is_isolated_once_the_service_worker_runs_then_works_offline(
         browser, sw_context, built_site, set_code, run_checks):
-    """One learner on a plain host: the first visit works without isolation; once the service
-    worker runs, a reload is cross-origin isolated, with V8's wasm code cache still used; with
+    """One learner on a plain host: the first visit registers the service worker and reloads
+    into isolation at once, with V8's wasm code cache still used on later loads; with
     the host gone and the browser offline, the lesson loads and grades, and the home page leads
     to it."""
     server, url = serve_in_thread(built_site, isolated=False)
     try:
+        # The first visit registers the service worker and reloads through it before Python
+        # starts: the only workers it ever starts are the isolated page's.
         page = open_lesson(sw_context, url + LESSON_PATH)
-        assert page.evaluate("crossOriginIsolated") is False  # the first visit works as without it
-        wait_for_service_worker(page)
-
-        reload_ready(page)
         assert page.evaluate("crossOriginIsolated") is True
         assert page.evaluate("!!navigator.serviceWorker.controller")
+        assert {w["role"] for w in workers(page)} == {"grader", "learner"}, workers(page)
+        assert page.locator("#shared-interpreter").is_hidden()
+        wait_for_service_worker(page)
         # Stop now answers the grader at once: only the learner worker is swapped for a fresh
         # one, the grader goes on, and the next run grades as usual.
         set_code(page, WHILE_TRUE_AT_LOAD)

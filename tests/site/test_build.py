@@ -98,6 +98,10 @@ def test_lesson_page_has_prose_widgets_and_controls(dist):
     for url in config["urls"].values():
         target = (page_dir / url).resolve()
         assert target.exists(), url
+    # What the worker checks before unpacking (web/src/worker/boot.js): the files as shipped.
+    assert config["sha256"] == {"engine": sha256(page_dir / config["urls"]["engine"]),
+                                "lesson": sha256(page_dir / config["urls"]["lesson"]),
+                                "lock": sha256(dist / "pyodide" / "pyodide-lock.json")}
 
 
 def test_the_same_sources_bundle_to_the_same_files_in_any_output_folder(dist, tmp_path):

@@ -165,7 +165,8 @@ def test_the_build_vendors_each_verified_wheel_once(demo_site):
     assert sorted(p.name for p in (demo_site / "wheels").glob("*.whl")) == [EINOPS]
     assert sha256(demo_site / "wheels" / EINOPS) == EINOPS_SHA256  # as PyPI serves it
     config = page_config(demo_site)
-    assert config["lesson"]["requirements"] == [{"name": "einops", "version": "0.8.1", "file": EINOPS}]
+    assert config["lesson"]["requirements"] == [{"name": "einops", "version": "0.8.1", "file": EINOPS,
+                                                 "sha256": EINOPS_SHA256}]
     assert config["urls"]["wheels"] == "../../wheels/"
     # micropip from the site's own Pyodide folder, loaded with the other packages.
     assert config["lesson"]["packages"] == ["numpy", "pytest", "micropip"]

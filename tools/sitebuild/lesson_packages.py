@@ -76,6 +76,8 @@ def write(site: Path, resolved: dict[str, list[LessonWheel]]) -> dict[str, int]:
 
 
 def page_entries(wheels: list[LessonWheel]) -> list[dict]:
-    """The page config's `lesson.requirements`: what packages.js installs, by file name."""
-    return [{"name": w.pin.name, "version": w.pin.version, "file": w.file_name} for w in wheels]
+    """The page config's `lesson.requirements`: what packages.js installs, by file name, with the
+    sha256 it checks each wheel's bytes against before installing it."""
+    return [{"name": w.pin.name, "version": w.pin.version, "file": w.file_name, "sha256": w.pin.sha256}
+            for w in wheels]
 

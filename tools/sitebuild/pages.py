@@ -206,6 +206,7 @@ def lesson_page(lesson: Lesson, html: str, assets: dict[str, str], config: dict,
 <progress id="python-progress-bar" max="1" aria-label="Loading Python" data-ui-aria-label="loadingPythonLabel"></progress>
 <span id="python-progress-text" data-ui="loadingPython">Loading Python…</span>
 </div>
+{_ui("sharedInterpreter", "This browser cannot run your code apart from the checks (it has no service worker here, as in some private windows): your verdict is right for ordinary code, but code written to fool the checks could fake its own. Your saved work stays safe.", "p", ' class="hint" id="shared-interpreter" hidden')}
 <div class="notice" id="notice" hidden></div>
 <div class="notice" id="save-failed" role="alert" hidden>{_ui("saveFailed", "Your latest changes could not be saved in this browser: its storage is full or turned off. They stay in the editor while this page is open; download solution.py to keep them.", "p")}
 <button type="button" id="save-failed-download">{_ui("downloadSolution", "Download solution.py")}</button></div>

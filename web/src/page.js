@@ -12,7 +12,7 @@ import { LanguageSwitch } from "./language.js";
 import { uiText } from "./ui-text.js";
 import { mountWidgets } from "./widgets-host.js";
 import { showHomeProgress } from "./home.js";
-import { registerServiceWorker } from "./offline.js";
+import { isolate, registerServiceWorker } from "./offline.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -89,8 +89,22 @@ function main() {
     $("file-protocol").hidden = false;
     $("python-progress").hidden = true;
   } else {
-    python.start();
-    registerServiceWorker(python.ready);
+    const startPython = () => {
+      python.start();
+      registerServiceWorker(python.ready);
+      // Learner code shares the grader's interpreter here: the page says so (threat-model.md).
+      $("shared-interpreter").hidden = self.crossOriginIsolated;
+    };
+    // A first visit on a host without COOP/COEP: the service worker is registered now and the
+    // page reloads through it, isolated, before Python starts; the workbench is inert until
+    // then, so nothing is typed into a page about to reload (what is typed is saved anyway).
+    const workbench = $("workbench");
+    workbench.inert = true;
+    isolate().then((reloading) => {
+      if (reloading) return;
+      workbench.inert = false;
+      startPython();
+    });
   }
 
   const runButton = $("run");

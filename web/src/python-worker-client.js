@@ -63,7 +63,7 @@ class Countdown {
 
 export class PythonWorker {
   /**
-   * @param {object} config  the page's lesson config: {lesson, urls (absolute), downloadBytes}
+   * @param {object} config  the page's lesson config: {lesson, urls (absolute), sha256, downloadBytes}
    * @param {object} hooks   {onProgress({stage, loaded, total}), onReady(), onFailure(message)}
    */
   constructor(config, hooks) {
@@ -74,10 +74,16 @@ export class PythonWorker {
     this.current = null;
     this.waiting = new Set();  // jobs queued behind the current one or behind Python's start
     this.seq = 0;
+    // A job asked for before `start()` (a widget's "Try with my code" while the page is
+    // reloading into isolation) waits for it.
+    this.started = new Promise((resolve) => {
+      this.begin = resolve;
+    });
   }
 
   /** Starts Python; `ready` resolves once the first Run will be as fast as any later one. */
   start() {
+    this.begin();
     if (this.split) {
       this.channel = createChannel();
       this.interrupt = new Int32Array(new SharedArrayBuffer(4));
@@ -214,6 +220,7 @@ export class PythonWorker {
   }
 
   async runJob(job) {
+    await this.started;
     try {
       if (!this.split && job.type === "grade" && this.single.dirty) this.replaceSingle();
       // A Run after one (or after Try with my code) must not meet what that code left behind.

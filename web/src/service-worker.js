@@ -40,14 +40,12 @@ async function sha256(buffer) {
 
 const MANIFEST = new URL("__precache__.json", SCOPE).href;  // in each build's cache: its files
 
-// This build's bytes for `url`: kept from an earlier build that had the same file, or fetched and
-// checked against the manifest.
+// This build's bytes for `url`: kept from an earlier build's cache when they hash to `expected`
+// (what a cache holds is never trusted for its name alone), or fetched and checked.
 async function verified(url, expected, earlier) {
-  for (const { cache, files } of earlier) {
-    if (files[url] === expected) {
-      const kept = await cache.match(url);
-      if (kept) return kept;
-    }
+  for (const cache of earlier) {
+    const kept = await cache.match(url);
+    if (kept && (await sha256(await kept.clone().arrayBuffer())) === expected) return kept;
   }
   const response = await fetch(url, { cache: "no-cache" });
   if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
@@ -62,11 +60,82 @@ async function earlierBuilds() {
   const found = [];
   for (const name of await caches.keys()) {
     if (!(name.startsWith(BUILD_PREFIX) || name.startsWith(LEGACY_PREFIX)) || name === BUILD) continue;
-    const cache = await caches.open(name);
-    const manifest = await cache.match(MANIFEST);
-    if (manifest) found.push({ name, cache, ...(await manifest.json()) });
+    found.push(await caches.open(name));
   }
   return found;
+}
+
+/**
+ * A build's version from its file list ({absolute URL: sha256}), as the build computes it
+ * (tools/sitebuild/hosting.py: the first 16 hex digits of the sha256 of Python's
+ * `json.dumps(files, sort_keys=True)` over paths relative to the site).
+ */
+async function versionOf(files) {
+  const entries = Object.keys(files).map((url) => [url.slice(SCOPE.href.length), files[url]]);
+  entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const ascii = (text) => JSON.stringify(text).replace(/[\u0080-\uffff]/g,
+    (c) => "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0"));
+  const text = "{" + entries.map(([path, sha]) => `${ascii(path)}: ${ascii(sha)}`).join(", ") + "}";
+  return (await sha256(new TextEncoder().encode(text))).slice(0, 16);
+}
+
+// Each build's file list: this one's from this script, an earlier one's from its cache, used only
+// if it hashes to the version in the cache's name (a list changed in storage is no list at all).
+const expectedFiles = new Map([[BUILD, Object.fromEntries(FILES)]]);
+
+async function filesOf(build) {
+  if (!expectedFiles.has(build)) {
+    const stored = await caches.match(MANIFEST, { cacheName: build });
+    const files = stored ? (await stored.json()).files : null;
+    const trusted = files && (await versionOf(files)) === build.slice(BUILD_PREFIX.length);
+    expectedFiles.set(build, trusted ? files : {});
+  }
+  return expectedFiles.get(build);
+}
+
+// Hashes under way, by build and file: the grader and the learner worker ask for the same files
+// at once, and both answers wait for one hash.
+const hashing = new Map();
+
+/** Whether `build`'s cached `key` hashes to `expected` now (every answer is checked afresh). */
+function intact(build, key, expected) {
+  const id = `${build} ${key}`;
+  if (!hashing.has(id)) {
+    hashing.set(id, (async () => {
+      const cached = await caches.match(key, { cacheName: build });
+      return Boolean(cached) && (await sha256(await cached.arrayBuffer())) === expected;
+    })().finally(() => hashing.delete(id)));
+  }
+  return hashing.get(id);
+}
+
+/**
+ * `key` from `build`'s cache, served only if its bytes hash to the build's sha256 for it (the
+ * second wall: whatever wrote to the cache, a changed file is never served). A changed file is
+ * fetched again and kept if the network has the build's bytes; otherwise the answer says what
+ * is wrong (status 503), and the page shows it instead of grading with the wrong file.
+ */
+async function fromCache(build, key) {
+  const expected = (await filesOf(build))[key];
+  // Not one of the build's files (or a list that did not check out): the network answers.
+  if (!expected || !(await caches.match(key, { cacheName: build }))) return null;
+  if (await intact(build, key, expected)) {
+    // A read of its own, returned as the cache gives it: V8's wasm code cache stays attached.
+    return caches.match(key, { cacheName: build });
+  }
+  try {
+    const response = await fetch(key, { cache: "no-cache" });
+    if (response.ok && (await sha256(await response.clone().arrayBuffer())) === expected) {
+      await (await caches.open(build)).put(key, response.clone());
+      return response;
+    }
+  } catch {
+    // Offline: said below.
+  }
+  const path = key.slice(SCOPE.href.length);
+  return new Response(`${path} was changed in this browser's storage, and the network did not give back `
+                      + "this version of the course's copy. Connect to the internet and reload the page.",
+                      { status: 503, headers: { "Content-Type": "text/plain; charset=utf-8" } });
 }
 
 self.addEventListener("install", (event) => {
@@ -148,7 +217,7 @@ self.addEventListener("fetch", (event) => {
     if (needsHeaders && event.resultingClientId) event.waitUntil(remember(event.resultingClientId, build));
     // The clients that closed since are forgotten, and the builds only they used go.
     if (navigate) event.waitUntil(prune());
-    const response = (await caches.match(key, { cacheName: build })) || (await fetch(request));
+    const response = (await fromCache(build, key)) || (await fetch(request));
     return needsHeaders ? isolated(response) : response;
   })());
 });

@@ -40,8 +40,8 @@ export class PythonProcess {
     this.ready.catch(() => {
       this.failed = true;  // reported to whoever waits for it
     });
-    const { lesson, urls, downloadBytes } = config;
-    this.worker.postMessage({ type: "init", role, lesson, urls, downloadBytes, ...extra });
+    const { lesson, urls, sha256, downloadBytes } = config;
+    this.worker.postMessage({ type: "init", role, lesson, urls, sha256, downloadBytes, ...extra });
   }
 
   post(message) {

@@ -91,6 +91,8 @@ const en = {
   fileProtocol:
     "This page must be served over http://, not opened as a file: browsers do not run Python workers from file:// pages. In the folder of the built site, run",
   fileProtocolAfter: "and open http://127.0.0.1:8000/ instead.",
+  sharedInterpreter:
+    "This browser cannot run your code apart from the checks (it has no service worker here, as in some private windows): your verdict is right for ordinary code, but code written to fool the checks could fake its own. Your saved work stays safe.",
   noscript: "This lesson runs Python in your browser and needs JavaScript.",
   showSolution: "Show the model solution",
   modelSolution: "Model solution",
@@ -186,6 +188,8 @@ const pl = {
   fileProtocol:
     "Tę stronę trzeba otworzyć przez http://, a nie jako plik: przeglądarki nie uruchamiają wątków Pythona ze stron file://. W folderze zbudowanej strony uruchom",
   fileProtocolAfter: "i otwórz zamiast tego http://127.0.0.1:8000/.",
+  sharedInterpreter:
+    "Ta przeglądarka nie może uruchomić twojego kodu osobno od testów (nie ma tu service workera, jak w niektórych oknach prywatnych): zwykły kod dostaje prawdziwy wynik, ale kod napisany po to, by oszukać testy, mógłby sfałszować własny. Twoja zapisana praca jest bezpieczna.",
   noscript: "Ta lekcja uruchamia Pythona w przeglądarce i potrzebuje JavaScriptu.",
   showSolution: "Pokaż rozwiązanie wzorcowe",
   modelSolution: "Rozwiązanie wzorcowe",

@@ -25,17 +25,40 @@ export function newRequest() {
   stderrLines = 0;
 }
 
-async function fetchBytes(url) {
-  const response = await fetch(url);
-  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
+async function fetchBytes(url, init) {
+  const response = await fetch(url, init);
+  // The service worker says in its body why it could not serve a file (see service-worker.js).
+  if (!response.ok) throw new Error(`${url}: HTTP ${response.status} ${(await response.text()).slice(0, 300)}`.trim());
   return new Uint8Array(await response.arrayBuffer());
+}
+
+async function sha256(bytes) {
+  const digest = await crypto.subtle.digest("SHA-256", bytes);
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * The bytes at `url`, only if their sha256 is `expected` (the page config's, written by the
+ * build): the second wall behind the learner's confinement (docs/threat-model.md), so bytes
+ * changed in any cache on the way are never unpacked. A mismatch is fetched once more past the
+ * HTTP cache; a second mismatch (offline, or a cache nothing can refresh) stops the start with
+ * a message saying which file is wrong.
+ */
+export async function fetchVerified(url, expected) {
+  let bytes = await fetchBytes(url);
+  if (await sha256(bytes) === expected) return bytes;
+  bytes = await fetchBytes(url, { cache: "reload" });
+  if (await sha256(bytes) === expected) return bytes;
+  const name = new URL(url).pathname.split("/").pop();
+  throw new Error(`${name} in this browser is not the file this page was built with (its sha256 differs), `
+                  + "and fetching it again did not help: reload the page while online");
 }
 
 /**
  * Starts Python with `packages` (names from the site's pyodide-lock.json) and the engine and
  * lesson unpacked; resolves with {pyodide, lessonDir}.
  */
-export async function boot({ lesson, urls, downloadBytes, interruptBuffer }, packages) {
+export async function boot({ lesson, urls, sha256: hashes, downloadBytes, interruptBuffer }, packages) {
   let loaded = 0;
   let stage = "Downloading Python";
   // Every byte the worker fetches (the runtime, the standard library, the wheels, the lesson)
@@ -46,10 +69,13 @@ export async function boot({ lesson, urls, downloadBytes, interruptBuffer }, pac
   });
   progress(stage, 0, downloadBytes);
   importScripts(new URL("pyodide.js", urls.pyodide).href);
-  const files = Promise.all([fetchBytes(urls.engine), fetchBytes(urls.lesson)]);
+  const files = Promise.all([fetchVerified(urls.engine, hashes.engine), fetchVerified(urls.lesson, hashes.lesson)]);
+  // Pyodide checks each package's sha256 against its lock file (fetch's `integrity`): the lock
+  // file itself is checked here and handed over as these very bytes.
+  const lock = await fetchVerified(new URL("pyodide-lock.json", urls.pyodide).href, hashes.lock);
   const pyodide = await self.loadPyodide({
     indexURL: urls.pyodide,
-    lockFileURL: new URL("pyodide-lock.json", urls.pyodide).href,
+    lockFileURL: URL.createObjectURL(new Blob([lock], { type: "application/json" })),
     // Loading the packages while Pyodide boots overlaps their download with its start-up.
     packages,
     stdout: () => {},

@@ -4,6 +4,7 @@
 // only answer the requests it is given, and the page times them.
 
 import { boot, post } from "./boot.js";
+import { confine } from "./confine.js";
 import { installRequirements } from "./packages.js";
 
 // The packages only the grader needs (build.py adds them to every lesson's list).
@@ -14,6 +15,8 @@ export async function learner(init) {
   await installRequirements(pyodide, init.lesson, init.urls);
   const host = pyodide.pyimport("lessonkit.learner_host");
   host.prepare(lessonDir);
+  // Everything is loaded: from here on the worker reaches nothing beyond itself (confine.js).
+  confine();
 
   return {
     request({ id, request }) {

@@ -3,6 +3,7 @@
 // grades every Run in a fresh worker of this role, so nothing a run leaves behind reaches the next.
 
 import { boot, post } from "./boot.js";
+import { confine } from "./confine.js";
 import { installRequirements } from "./packages.js";
 
 export async function single(init) {
@@ -12,6 +13,9 @@ export async function single(init) {
   // Importing pytest and grading the starter once: the page takes this worker for a Run only
   // after it, so the learner's Run is as fast as the next ones.
   browser.prepare(lessonDir, true);
+  // Everything is loaded (pytest imports each check file again from the worker's own files):
+  // from here on the worker reaches nothing beyond itself (confine.js).
+  confine();
 
   return {
     grade({ id, source, timed_out: timedOut, crashed, time_used_s: timeUsed, lang }) {
