@@ -313,6 +313,13 @@ def test_try_with_my_code_shows_the_learners_answer_beside_the_reference(lesson_
     expect(verdict).to_have_attribute("data-verdict", "error", timeout=60_000)
     expect(example.get_by_test_id("learner-result")).to_contain_text("not yet")
     shot(example.locator(".tpw-learner"), "example-try-error")
+    # The learner's error in the page's language: Python's own words stay, the grader's are Polish.
+    lesson_page.locator('[data-lang-choice="pl"]').click()
+    example.get_by_role("button", name="Sprawdź mój kod").click()
+    expect(example.get_by_test_id("learner-result")).to_contain_text("zgłoszono wyjątek ValueError", timeout=60_000)
+    expect(example.get_by_test_id("learner-result")).to_contain_text("Ślad wywołań (tylko twój kod):")
+    shot(example.locator(".tpw-learner"), "example-try-error-pl")
+    lesson_page.locator('[data-lang-choice="en"]').click()
 
     set_code(lesson_page, (LESSON / "reference.py").read_text())
     try_mine.click()

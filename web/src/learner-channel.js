@@ -69,12 +69,12 @@ export class LearnerLink {
    * Runs a widget's call list in the learner worker; resolves once it is sent (the page's timer
    * starts then, not on any message of the learner's). `onMessage(data)` gets its report or crash.
    */
-  async runExample(id, source, inputs, onMessage) {
+  async runExample(id, source, inputs, lang, onMessage) {
     const learner = this.learner;
     this.example = { id, learner, onMessage };
     await learner.ready;
     if (this.example?.id !== id) return false;
-    learner.post({ type: "run-example", id, source, inputs });
+    learner.post({ type: "run-example", id, source, inputs, lang });
     return true;
   }
 

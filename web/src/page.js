@@ -336,7 +336,7 @@ function main() {
   mountWidgets(document, {
     language,
     runWithLearnerCode: async (calls) => {
-      const outcome = await python.runExample(editor.getText(), calls);
+      const outcome = await python.runExample(editor.getText(), calls, { lang: language.current });
       if (outcome.kind === "report") return outcome.report;
       if (outcome.kind === "timeout") return { ok: false, message: t("tryTimeout", { seconds: config.lesson.checkSeconds }) };
       return { ok: false, message: outcome.message || t("pythonStopped") };

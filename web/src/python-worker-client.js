@@ -168,9 +168,9 @@ export class PythonWorker {
   }
 
   /** Runs the learner's functions on `calls` (for the widgets); resolves with the engine's answer,
-   *  or {kind: "timeout"} | {kind: "stopped"} | {kind: "crash", message}. */
-  runExample(source, calls) {
-    return this.enqueue({ type: "run-example", source, calls });
+   *  or {kind: "timeout"} | {kind: "stopped"} | {kind: "crash", message}; its messages in `lang`. */
+  runExample(source, calls, { lang = "en" } = {}) {
+    return this.enqueue({ type: "run-example", source, calls, lang });
   }
 
   /** Stops the job that is running, if any (never the warm-up). */
@@ -286,11 +286,11 @@ export class PythonWorker {
     } else if (this.split) {
       if (!job.warmUp) this.link.learner.dirty = true;
       // A widget's call list gets one check's time limit as a whole.
-      if (await this.link.runExample(job.id, job.source, job.calls, (data) => this.onMessage(data))) {
+      if (await this.link.runExample(job.id, job.source, job.calls, job.lang, (data) => this.onMessage(data))) {
         this.armCheck(job, this.config.lesson.checkSeconds);
       }
     } else {
-      process.post({ type: "run-example", id: job.id, source: job.source, inputs: job.calls });
+      process.post({ type: "run-example", id: job.id, source: job.source, inputs: job.calls, lang: job.lang });
     }
     if (!this.split) process.dirty = true;
   }

@@ -24,8 +24,8 @@ export async function learner(init) {
     },
     // "Try with my code": the widget's call list, as a run_calls request (the page times it
     // from when it sends it: nothing runs ahead of it in this worker).
-    "run-example"({ id, source, inputs }) {
-      const request = JSON.stringify({ op: "run_calls", seq: id, lesson_dir: lessonDir, source, calls: inputs });
+    "run-example"({ id, source, inputs, lang }) {
+      const request = JSON.stringify({ op: "run_calls", seq: id, lesson_dir: lessonDir, source, calls: inputs, lang });
       post({ type: "report", id, report: JSON.parse(host.handle_json(request)).result });
     },
   };

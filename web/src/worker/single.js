@@ -24,10 +24,10 @@ export async function single(init) {
                                             JSON.stringify(crashed || []), timeUsed || 0, lang || "en");
       post({ type: "report", id, report: JSON.parse(reportJson) });
     },
-    "run-example"({ id, source, inputs }) {
+    "run-example"({ id, source, inputs, lang }) {
       // Starts the page's timer now, not when the message was sent.
       post({ type: "event", id, event: { event: "example_start" } });
-      const resultJson = browser.run_calls_json(lessonDir, source, JSON.stringify(inputs));
+      const resultJson = browser.run_calls_json(lessonDir, source, JSON.stringify(inputs), lang);
       post({ type: "report", id, report: JSON.parse(resultJson) });
     },
   };
