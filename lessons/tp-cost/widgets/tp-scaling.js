@@ -82,7 +82,7 @@ export const MESSAGES = {
   pl: {
     ...TRY_MINE_MESSAGES.pl,
     title: "Przyspieszenie i wydajność w zależności od stopnia TP",
-    intro: "Model z tej lekcji dla kroku uczenia jednej warstwy. Zaczyna od dodatku D.2 artykułu o Megatron-LM: model o 1,2 mld parametrów przy partii 8 na serwerach DGX-2H.",
+    intro: "Model z tej lekcji dla kroku uczenia jednej warstwy. Zaczyna od dodatku D.2 artykułu o Megatron-LM: model o 1,2\u00a0mld parametrów przy partii 8 na serwerach DGX-2H.",
     "predict-title": "Najpierw przewidź",
     "predict-prompt": "Zanim poruszysz suwak: Megatron-LM zmierzył tę warstwę na 2, 4 i 8 kartach V100. Jakie przyspieszenie uzyskali na 8 GPU?",
     "predict-label": "Twój typ dla 8 GPU (×)",
