@@ -13,8 +13,9 @@ ROOT = Path(__file__).resolve().parents[2]
 GLOSSARY = ROOT / "docs" / "glossary-pl.md"
 
 # 1.65 (a decimal point), 50,257 (English thousands: two or three digits, then groups of three),
-# 1.2B: English number forms. Version numbers (0.27.7) and code are not prose.
-ENGLISH_NUMBER = re.compile(r"(?<![\w.])\d+\.\d+(?![\w.])|(?<![\w,.])\d{2,3}(?:,\d{3})+(?![\d,])|\b\d+(?:\.\d+)?[BMK]\b")
+# 1.2B: English number forms. Version numbers (0.27.7), a paper's section numbers (§3.2, written
+# with a dot in Polish too) and code are not prose.
+ENGLISH_NUMBER = re.compile(r"(?<![\w.§])\d+\.\d+(?![\w.])|(?<![\w,.])\d{2,3}(?:,\d{3})+(?![\d,])|\b\d+(?:\.\d+)?[BMK]\b")
 # Past tense addressing the learner as a man or a woman ("podzieliłeś", "zrobiłaś").
 GENDERED = re.compile(r"\b\w+(?:łeś|łaś)\b")
 

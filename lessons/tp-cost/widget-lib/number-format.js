@@ -1,21 +1,16 @@
-// Numbers as each language writes them: "1.64" and "12 345.6" in English, "1,64" and
-// "12 345,6" in Polish (a thin no-break space between thousands, a comma before decimals).
+// The widget's numbers through the kit's formatNumberIn (Intl): "1.64" and "12,345.6" in English,
+// "1,64" and "12 345,6" in Polish. What the kit does not have: a fixed number of decimals, a
+// percentage, and reading back a number typed either way.
+import { formatNumberIn } from "widget-kit/i18n.js";
 
-const THIN = "\u202f";
-
-/** value with `digits` decimals (trailing zeros kept), grouped in thousands, in lang's style. */
-export function formatNumber(lang, value, digits = 2) {
-  if (!Number.isFinite(value)) return String(value);
-  const fixed = Math.abs(value).toFixed(digits);
-  const [whole, frac] = fixed.split(".");
-  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, THIN);
-  const sign = value < 0 && Number(fixed) !== 0 ? "\u2212" : "";
-  return sign + grouped + (frac ? (lang === "pl" ? "," : ".") + frac : "");
+/** value with exactly `digits` decimals (trailing zeros kept: a table column lines up). */
+export function formatFixed(lang, value, digits = 2) {
+  return formatNumberIn(lang, value, { minimumFractionDigits: digits, maximumFractionDigits: digits });
 }
 
 /** A percentage: "82%" in English, "82 %" in Polish. */
 export function formatPercent(lang, fraction, digits = 1) {
-  const text = formatNumber(lang, 100 * fraction, digits);
+  const text = formatFixed(lang, 100 * fraction, digits);
   return lang === "pl" ? `${text}\u00a0%` : `${text}%`;
 }
 

@@ -8,7 +8,7 @@ import { h, fill, uid } from "widget-kit/dom.js";
 import { translator } from "widget-kit/i18n.js";
 import { TRY_MINE_MESSAGES, tryMine, verdict } from "widget-kit/try-mine.js";
 import { D2_CONFIG, D2_MEASURED, DEGREES, busFor, scaling } from "../widget-lib/cost-model.js";
-import { formatNumber, formatPercent, parseNumber } from "../widget-lib/number-format.js";
+import { formatFixed, formatPercent, parseNumber } from "../widget-lib/number-format.js";
 import { logPlot } from "../widget-lib/svg-plot.js";
 
 export const calls = ["tp_speedup"];
@@ -82,7 +82,7 @@ export const MESSAGES = {
   pl: {
     ...TRY_MINE_MESSAGES.pl,
     title: "Przyspieszenie i wydajność w zależności od stopnia TP",
-    intro: "Model z tej lekcji dla kroku uczenia jednej warstwy. Zaczyna od dodatku D.2 artykułu o Megatron-LM: model 1,2B przy batchu 8 na serwerach DGX-2H.",
+    intro: "Model z tej lekcji dla kroku uczenia jednej warstwy. Zaczyna od dodatku D.2 artykułu o Megatron-LM: model o 1,2\u00a0mld parametrów przy partii 8 na serwerach DGX-2H.",
     "predict-title": "Najpierw przewidź",
     "predict-prompt": "Zanim poruszysz suwak: Megatron-LM zmierzył tę warstwę na 2, 4 i 8 kartach V100. Jakie przyspieszenie uzyskali na 8 GPU?",
     "predict-label": "Twój typ dla 8 GPU (×)",
@@ -95,9 +95,9 @@ export const MESSAGES = {
     "col-paper-eff": "artykuł: wy\u00addaj\u00adność",
     "col-model": "model: przy\u00adspie\u00adsze\u00adnie",
     "reveal-guess": "Twój typ: {guess}×; artykuł zmierzył {paper}×, a model daje {model}×. Punkty są już na wykresach.",
-    "field-b": "b (mikro-batch)",
+    "field-b": "b (mikropartia)",
     "field-s": "s (długość sekwencji)",
-    "field-h": "h (rozmiar ukryty)",
+    "field-h": "h (wymiar ukryty)",
     "field-gpuFlops": "TFLOP/s jednego GPU",
     "field-intraGBps": "wewnątrz serwera, GB/s",
     "field-interGBps": "między serwerami, GB/s na GPU",
@@ -228,7 +228,7 @@ export function mount(el, ctx) {
     view.guess.setAttribute("aria-invalid", String(state.guessError));
     view.guessError.textContent = state.guessError ? t(lang, "predict-bad", { text: state.guess }) : "";
     const g = parseNumber(state.guess);
-    view.echo.textContent = validGuess() ? t(lang, "predict-echo", { guess: formatNumber(lang, g, 2), eff: formatPercent(lang, g / 8, 1) }) : "";
+    view.echo.textContent = validGuess() ? t(lang, "predict-echo", { guess: formatFixed(lang, g, 2), eff: formatPercent(lang, g / 8, 1) }) : "";
     if (!state.revealed) return fill(view.reveal);
     const model = scaling(D2_CONFIG).rows;
     const modelAt = (n) => model.find((r) => r.t === n).speedup;
@@ -238,11 +238,11 @@ export function mount(el, ctx) {
         h("thead", {}, h("tr", {}, ["col-t", "col-paper", "col-paper-eff", "col-model"].map((k) => h("th", { scope: "col" }, t(lang, k))))),
         h("tbody", {}, D2_MEASURED.map((p) => h("tr", {},
           h("th", { scope: "row" }, String(p.t)),
-          h("td", {}, formatNumber(lang, p.speedup, p.t === 1 ? 1 : 2)),
+          h("td", {}, formatFixed(lang, p.speedup, p.t === 1 ? 1 : 2)),
           h("td", {}, formatPercent(lang, p.speedup / p.t, p.t === 8 ? 2 : p.t === 4 ? 1 : 0)),
-          h("td", {}, formatNumber(lang, modelAt(p.t), 2)))))),
+          h("td", {}, formatFixed(lang, modelAt(p.t), 2)))))),
       h("p", { "data-testid": "reveal-guess" }, t(lang, "reveal-guess", {
-        guess: formatNumber(lang, parseNumber(state.guess), 2), paper: formatNumber(lang, 2.98, 2), model: formatNumber(lang, modelAt(8), 2) })));
+        guess: formatFixed(lang, parseNumber(state.guess), 2), paper: formatFixed(lang, 2.98, 2), model: formatFixed(lang, modelAt(8), 2) })));
   }
 
   function read() {
@@ -276,17 +276,17 @@ export function mount(el, ctx) {
     view.summary.classList.remove("tpw-blocked");
     const { rows, best } = scaling(cfg);
     view.rows = rows;
-    view.summary.textContent = t(lang, "summary", { t: best.t, speedup: formatNumber(lang, best.speedup, 2),
-      ms: formatNumber(lang, best.seconds * 1e3, 3), node: cfg.gpusPerNode });
+    view.summary.textContent = t(lang, "summary", { t: best.t, speedup: formatFixed(lang, best.speedup, 2),
+      ms: formatFixed(lang, best.seconds * 1e3, 3), node: cfg.gpusPerNode });
     draw(rows, cfg);
     fill(view.table, h("table", { class: "tpw-compare tps-table", "data-testid": "model-table" },
       h("caption", {}, t(lang, "table-caption")),
       h("thead", {}, h("tr", {}, ["col-t", "col-bus", "col-ms", "col-speedup", "col-eff"].map((k) => h("th", { scope: "col" }, t(lang, k))))),
       h("tbody", {}, rows.map((r) => h("tr", { class: r === best ? "is-best" : null, "data-testid": `row-${r.t}` },
         h("th", { scope: "row" }, String(r.t)),
-        h("td", {}, formatNumber(lang, r.bus, 2)),
-        h("td", {}, formatNumber(lang, r.seconds * 1e3, 3)),
-        h("td", { "data-testid": `speedup-${r.t}` }, formatNumber(lang, r.speedup, 2)),
+        h("td", {}, formatFixed(lang, r.bus, 2)),
+        h("td", {}, formatFixed(lang, r.seconds * 1e3, 3)),
+        h("td", { "data-testid": `speedup-${r.t}` }, formatFixed(lang, r.speedup, 2)),
         h("td", {}, formatPercent(lang, r.efficiency, 1)))))));
     renderLearner();
   }
@@ -308,18 +308,18 @@ export function mount(el, ctx) {
     const speedMax = Math.max(...rows.map((r) => r.speedup), ...paper.map((p) => p.speedup), ...(mine_ ?? []).map((p) => Math.min(p.y, 128)), 2);
     const speed = logPlot({ ...common, testid: "speedup-plot",
       title: t(lang, "speedup-title"), yLabel: t(lang, "speedup-axis"),
-      desc: t(lang, "speedup-desc", { values: rows.map((r) => `t = ${r.t}: ${formatNumber(lang, r.speedup, 2)}`).join("; ") }),
-      yMax: speedMax * 1.05, formatY: (v) => formatNumber(lang, v, v < 10 && v % 1 ? 1 : 0),
+      desc: t(lang, "speedup-desc", { values: rows.map((r) => `t = ${r.t}: ${formatFixed(lang, r.speedup, 2)}`).join("; ") }),
+      yMax: speedMax * 1.05, formatY: (v) => formatFixed(lang, v, v < 10 && v % 1 ? 1 : 0),
       lines: [
         { points: xs.filter((x) => x <= speedMax * 1.05).map((x) => ({ x, y: x })), cls: "tps-ideal", dashed: true },
         { points: rows.map((r) => ({ x: r.t, y: r.speedup })), cls: "tps-model gpu-0", testid: "model-line" },
         mine_ ? { points: mine_, cls: "tps-yours gpu-1", dashed: true, testid: "learner-line" } : null,
       ].filter(Boolean),
-      points: paper.map((p) => ({ x: p.t, y: p.speedup, cls: "tps-paper", testid: `paper-${p.t}`, label: formatNumber(lang, p.speedup, p.t === 1 ? 1 : 2) })) });
+      points: paper.map((p) => ({ x: p.t, y: p.speedup, cls: "tps-paper", testid: `paper-${p.t}`, label: formatFixed(lang, p.speedup, p.t === 1 ? 1 : 2) })) });
     const eff = logPlot({ ...common, testid: "efficiency-plot",
       title: t(lang, "eff-title"), yLabel: t(lang, "eff-axis"),
       desc: t(lang, "eff-desc", { values: rows.map((r) => `t = ${r.t}: ${formatPercent(lang, r.efficiency, 1)}`).join("; ") }),
-      yMax: 100, formatY: (v) => formatNumber(lang, v, 0),
+      yMax: 100, formatY: (v) => formatFixed(lang, v, 0),
       lines: [
         { points: rows.map((r) => ({ x: r.t, y: 100 * r.efficiency })), cls: "tps-model gpu-0" },
         mine_ ? { points: mine_.map((p) => ({ x: p.x, y: (100 * p.y) / p.x })), cls: "tps-yours gpu-1", dashed: true } : null,

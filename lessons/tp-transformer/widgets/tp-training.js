@@ -5,7 +5,7 @@
 
 import "./tp-training.css";
 import { h, fill, uid } from "widget-kit/dom.js";
-import { translator } from "widget-kit/i18n.js";
+import { formatNumberIn, translator } from "widget-kit/i18n.js";
 import { showErrors } from "widget-kit/grid.js";
 import { TRY_MINE_MESSAGES, tryMine, verdict } from "widget-kit/try-mine.js";
 import { randomProblem, train } from "../widget-lib/tp-model.js";
@@ -34,34 +34,39 @@ export const MESSAGES = {
     running: "Running your train_tp…",
     match: "Match: your losses lie on the one-device curve (largest difference {diff}).",
     mismatch: "Your losses leave the one-device curve at step {step}: expected {want}, yours {got}.",
-    "bad-result": "Your train_tp should return a list of {steps} numbers; it returned {got}.",
+    "bad-result": {
+      one: "Your train_tp should return a list of {count} number; it returned {got}.",
+      other: "Your train_tp should return a list of {count} numbers; it returned {got}.",
+    },
   },
   pl: {
     ...TRY_MINE_MESSAGES.pl,
     title: "Krzywe uczenia: jedno urządzenie, TP, TP + SP",
-    intro: "Mały model (2 bloki, T = 8 tokenów, D = 8, 4 głowy, F = 16) trenowany metodą SGD, liczony od nowa przy każdej zmianie. Krzywe z równoległością tensorową leżą na krzywej z jednego urządzenia: podział zmienia miejsce sumowania, a nie wynik.",
+    intro: "Mały model (2 bloki, T = 8 tokenów, D = 8, 4 głowice, F = 16) trenowany metodą SGD, liczony od nowa przy każdej zmianie. Krzywe z równoległością tensorową leżą na krzywej z jednego urządzenia: podział zmienia miejsce sumowania, a nie wynik.",
     n: "n (liczba GPU)", steps: "kroki", lr: "współczynnik uczenia", seed: "ziarno",
     "bad-steps": "liczba kroków musi być liczbą całkowitą od 1 do 40; „{text}” nią nie jest.",
     "bad-lr": "współczynnik uczenia musi być liczbą większą od 0 i nie większą niż 5; „{text}” nią nie jest.",
     "bad-seed": "ziarno musi być liczbą całkowitą od 0 do 99999; „{text}” nią nie jest.",
     blocked: "Popraw zaznaczone pole powyżej, aby zobaczyć krzywe.",
-    one: "jedno urządzenie", tp: "TP na n = {n}", sp: "TP + SP na n = {n}", mine: "Twoje train_tp", "mine-sp": "Twoje train_tp, sp",
+    one: "jedno urządzenie", tp: "TP na n = {n}", sp: "TP + SP na n = {n}", mine: "twoje train_tp", "mine-sp": "twoje train_tp, sp",
     axis: "krok", loss: "strata",
     diff: "Największa różnica względem jednego urządzenia: TP {tp}, TP + SP {sp}.",
-    counts: "Operacje zbiorowe przebiegu: TP {tp}; TP + SP {sp}.",
-    "try-hint": "Uruchamia Twoje train_tp na tym modelu, bez sp i z sp, i rysuje Twoje straty.",
-    running: "Uruchamiam Twoje train_tp…",
-    match: "Zgodne: Twoje straty leżą na krzywej z jednego urządzenia (największa różnica {diff}).",
-    mismatch: "Twoje straty schodzą z krzywej jednego urządzenia w kroku {step}: oczekiwano {want}, Twoje {got}.",
-    "bad-result": "Twoje train_tp powinno zwrócić listę {steps} liczb; zwróciło {got}.",
+    counts: "Operacje zbiorowe całego treningu: TP {tp}; TP + SP {sp}.",
+    "try-hint": "Uruchamia twoje train_tp na tym modelu, bez sp i z sp, i rysuje twoje straty.",
+    running: "Uruchamiam twoje train_tp…",
+    match: "Zgodne: twoje straty leżą na krzywej z jednego urządzenia (największa różnica {diff}).",
+    mismatch: "Twoje straty schodzą z krzywej jednego urządzenia w kroku {step}: oczekiwano {want}, twoje {got}.",
+    // "listę 1 liczby", "listę 2 liczb", "listę 5 liczb": the genitive after "listę".
+    "bad-result": {
+      one: "Twoje train_tp powinno zwrócić listę {count} liczby; zwróciło {got}.",
+      few: "Twoje train_tp powinno zwrócić listę {count} liczb; zwróciło {got}.",
+      many: "Twoje train_tp powinno zwrócić listę {count} liczb; zwróciło {got}.",
+    },
   },
 };
 const t = translator(MESSAGES);
 
-const fmt = (lang, v, digits = 4) => {
-  const s = v.toFixed(digits);
-  return lang === "pl" ? s.replace(".", ",") : s;
-};
+const fmt = (lang, v, digits = 4) => formatNumberIn(lang, v, { minimumFractionDigits: digits, maximumFractionDigits: digits });
 const expo = (lang, v) => {
   const s = v === 0 ? "0" : v.toExponential(1);
   return lang === "pl" ? s.replace(".", ",") : s;
@@ -197,7 +202,7 @@ export function mount(el, ctx) {
     mine.show(state.lang, view.current?.key ?? null, (L) => {
       const lang = state.lang;
       for (const got of L.outcome.results) {
-        if (!isLosses(got, L.steps)) return verdict(false, t(lang, "bad-result", { steps: L.steps, got: JSON.stringify(got).slice(0, 200) }), "shape");
+        if (!isLosses(got, L.steps)) return verdict(false, t(lang, "bad-result", { count: L.steps, got: JSON.stringify(got).slice(0, 200) }), "shape");
         const step = got.findIndex((v, i) => !(Math.abs(v - L.one[i]) <= 1e-6 * Math.max(1, Math.abs(L.one[i]))));
         if (step >= 0) return verdict(false, t(lang, "mismatch", { step: step + 1, want: fmt(lang, L.one[step], 6), got: fmt(lang, got[step], 6) }), "values");
       }
