@@ -286,10 +286,11 @@ def memory(run):
         options = dict(o, tokens=o["profile_tokens"])
         device, world = run.device, run.world
 
-    s, b, h, t, heads, L = o["profile_tokens"], o["batch"], width, run.world, o["heads"], 2
+    s, b, h, t, heads = o["profile_tokens"], o["batch"], width, run.world, o["heads"]
     sizes = {}
     for name, sp in (("one", None), ("tp", False), ("sp", True)):
         model, tokens, _ = problem(Sized, dtype=torch.float32, width=width)
+        L = len(model.layers)
         if sp is not None:
             model = parallelize(model, mesh(run), sp=sp)
         model(tokens)   # discarded: what is made on first use (caches, cuBLAS's workspace) stays out
