@@ -203,61 +203,153 @@ def counts(run):
         run.expect(f"{name}-backward", f"{'TP + SP' if sp else 'TP'} backward: {want_bwd}", bwd.counts == want_bwd, f"{bwd.counts}")
 
 
-def activation_bytes(model, fn):
-    """(result, bytes): the storage bytes autograd saves for backward while `fn()` runs, each
-    storage once, the model's parameters excluded; a DTensor counts by its local shard (what
-    this rank holds). companionkit's measure.saved_bytes, for models whose tensors are DTensors."""
+# ---- activation memory: the lesson's formula for this model ----------------------------------
+# Korthikanti et al.'s 34·sbh bytes per layer count fp16: 32 bytes are 16 values per token and
+# width unit, 2 are dropout masks (this model has no dropout); attention's 5as²b (the s×s scores)
+# is not kept, as with recomputation: scaled_dot_product_attention keeps its output and one
+# logsumexp per head and token instead, and that output is wo's input. Per layer, in sbh values:
+#   LayerNorm inputs 2 (attention_norm's, ffn_norm's): on 1/t under SP, whole with TP alone;
+#   the column-parallel layers' input 2 (wq/wk/wv share one, w1 the other): whole with TP;
+#     Megatron keeps 1/t under SP and gathers again in the backward (34·sbh/t), PyTorch's
+#     SequenceParallel keeps what its all-gather returned, whole;
+#   Q, K, V 3, wo's input 1, GeLU's input 4, w2's input 4: 12 values split over the t ranks.
+GATHERED_INPUTS, LAYERNORM_INPUTS, SPLIT = 2, 2, 12
+
+
+def layer_values(t, sp, regather=False):
+    """Values per token per width unit (multiples of s·b·h) that one layer keeps for backward on
+    one of t ranks; t = 1 is one device. `regather`: Megatron's SP, which gathers again."""
+    norms = LAYERNORM_INPUTS / t if sp else LAYERNORM_INPUTS
+    gathered = GATHERED_INPUTS / t if sp and regather else GATHERED_INPUTS
+    return norms + gathered + SPLIT / t
+
+
+def ignored_values(t, sp, heads):
+    """Values per token (multiples of s·b) the formula leaves out of a layer on one rank: the
+    mean and 1/σ of each LayerNorm (2 × 2, on 1/t under SP) and attention's logsumexp, one per
+    head of this rank."""
+    return 4 / (t if sp else 1) + heads / t
+
+
+def saved_per_layer(model, fn):
+    """(result, [bytes of layer 1, ...]): the storage bytes autograd saves for backward while
+    `fn()` runs, each storage once and counted in the layer whose forward first saved it (a
+    block's input is its LayerNorm's), the model's parameters excluded; a DTensor counts by its
+    local shard (what this rank holds). companionkit's measure.saved_bytes, split by layer."""
     from torch.distributed.tensor import DTensor
     local = lambda t: t._local_tensor if isinstance(t, DTensor) else t  # noqa: E731
     params = {local(p).untyped_storage().data_ptr() for p in model.parameters()}
-    seen = {}
+    seen, layers = {}, []
 
     def pack(t):
         storage = local(t).untyped_storage()
-        if storage.data_ptr() not in params:
+        if storage.data_ptr() not in params and storage.data_ptr() not in seen:
             seen[storage.data_ptr()] = storage.nbytes()
+            if layers:
+                layers[-1] += storage.nbytes()
         return t
 
+    hooks = [layer.register_forward_pre_hook(lambda *_: layers.append(0)) for layer in model.layers]
+    hooks += [layer.register_forward_hook(lambda *_: layers.append(0)) for layer in model.layers]
     with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
         result = fn()
-    return result, sum(seen.values())
+    for hook in hooks:
+        hook.remove()
+    return result, layers[0::2]   # the odd entries are what was saved between layers
 
 
-@companion.section("memory", "Activation memory per rank: TP below one device, TP + SP below TP")
+def profiled_peak(fn, device):
+    """(result, bytes): the peak of this process's memory while `fn()` runs, from
+    torch.profiler's memory records (profile_memory=True) on `device`: the running maximum of the
+    cumulative allocations minus their running minimum, so a free of a tensor made before the
+    profile (a negative record, where the allocator records one: the CPU allocator does not)
+    lowers the floor instead of the peak."""
+    activities = [torch.profiler.ProfilerActivity.CPU] + ([torch.profiler.ProfilerActivity.CUDA] if device.type == "cuda" else [])
+    with torch.profiler.profile(activities=activities, profile_memory=True) as prof:
+        result = fn()
+    records = [e for e in prof.profiler.kineto_results.events()
+               if e.name() == "[memory]" and e.device_type().name == device.type.upper()]
+    total = floor = peak = 0
+    for record in sorted(records, key=lambda e: e.start_ns()):
+        total += record.nbytes()
+        floor = min(floor, total)
+        peak = max(peak, total - floor)
+    return result, peak
+
+
+@companion.section("memory", "Activation memory per rank against the formula: one device, TP, TP + SP")
 def memory(run):
-    on_gpu = run.device.type == "cuda"
-    width = run.options["timing_width"] if on_gpu else run.options["profile_width"]
-    sizes = {}
+    o, on_gpu = run.options, run.device.type == "cuda"
+    width = o["timing_width"] if on_gpu else o["profile_width"]   # hidden 2048 on GPUs, the seed's
 
     class Sized:  # a sequence long enough that activations, not weights, are what is measured
-        options = dict(run.options, tokens=run.options["profile_tokens"])
+        options = dict(o, tokens=o["profile_tokens"])
         device, world = run.device, run.world
 
+    s, b, h, t, heads = o["profile_tokens"], o["batch"], width, run.world, o["heads"]
+    sizes = {}
     for name, sp in (("one", None), ("tp", False), ("sp", True)):
-        model, tokens, targets = problem(Sized, dtype=torch.float32, width=width)
+        model, tokens, _ = problem(Sized, dtype=torch.float32, width=width)
+        L = len(model.layers)
         if sp is not None:
             model = parallelize(model, mesh(run), sp=sp)
-        if on_gpu:  # the profiler's view of the allocator: the peak of one forward on this rank
-            with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA], profile_memory=True):
-                _, peak = measure.cuda_peak(lambda: model(tokens), run.device)
-            run.info(f"{name}: peak CUDA memory of one forward on this rank {peak} bytes")
-        _, sizes[name] = activation_bytes(model, lambda: model(tokens))
-    s, b, h, t = Sized.options["tokens"], run.options["batch"], width, run.world
-    run.info(f"saved for backward per rank (width {width}, {b}×{s} tokens, N = {t}): one device {sizes['one']}, "
-             f"TP {sizes['tp']}, TP + SP {sizes['sp']} bytes")
-    run.info(f"Korthikanti et al.'s per-layer formula without attention's s² term: one device 34·sbh, "
-             f"TP (10 + 24/t)·sbh = {(10 + 24 / t) * s * b * h:.0f}·(bytes/elem), TP + SP 34/t·sbh = {34 / t * s * b * h:.0f}·(bytes/elem)")
-    run.expect("tp", "TP keeps fewer activation bytes per rank than one device", sizes["tp"] < sizes["one"],
-               f"TP {sizes['tp']} vs one device {sizes['one']} bytes")
-    run.expect("sp", "TP + SP keeps fewer activation bytes per rank than TP (LayerNorm and residual on 1/N)",
-               sizes["sp"] < sizes["tp"], f"TP + SP {sizes['sp']} vs TP {sizes['tp']} bytes")
-    run.data("memory", {"world": t, "width": width, **sizes})
+        model(tokens)   # discarded: what is made on first use (caches, cuBLAS's workspace) stays out
+        _, layers = saved_per_layer(model, lambda: model(tokens))
+        _, peak = profiled_peak(lambda: model(tokens), run.device)
+        n, on_sp = (1, False) if sp is None else (t, sp)
+        e = 4   # float32
+        want = e * s * b * h * layer_values(n, on_sp)
+        slack = e * s * b * ignored_values(n, on_sp, heads)
+        # The rest of the model: the final LayerNorm's input (1/t under SP) and statistics, the
+        # output layer's input (whole: PyTorch gathers it), the logits (b·s·vocab, alive after the
+        # forward), the positions (s int64).
+        ends = e * s * b * (h / n if on_sp else h) + e * s * b * (2 / n if on_sp else 2) + e * s * b * h \
+            + e * s * b * o["vocab"] + 8 * s
+        sizes[name] = {"layers": layers, "formula": want, "ignored": slack, "peak": peak,
+                       "model_formula": L * want + ends}
+        if on_gpu:
+            _, cuda = measure.cuda_peak(lambda: model(tokens), run.device)
+            sizes[name]["cuda_peak"] = cuda
+    titles = {"one": "one device keeps 16·sbh values per layer",
+              "tp": "TP: LayerNorm's and the column-parallel layers' inputs whole, the other 12·sbh on 1/t",
+              "sp": "TP + SP: LayerNorm's inputs on 1/t too; PyTorch keeps the gathered inputs whole (2·sbh)"}
+    for name, m in sizes.items():
+        off = [got - m["formula"] for got in m["layers"]]
+        run.expect(name, titles[name], all(0 <= d <= m["ignored"] for d in off),
+                   f"saved per layer {m['layers']} bytes, formula {m['formula']:.0f} + at most "
+                   f"{m['ignored']:.0f} of LayerNorm statistics and logsumexp")
+    # The profiler sees the allocator, not autograd: every activation of the model is alive at the
+    # forward's end, so its peak is at least the formula's whole model; on one device nothing else
+    # outlives an op, and the peak is that plus at most the statistics and logsumexps. With TP and
+    # SP the collectives' buffers come on top, printed, not bounded: gloo's thread frees some of
+    # them after the forward has returned, sooner or later from run to run, and DTensor's SP
+    # leaves reference cycles that only Python's cycle collector frees.
+    over = sizes["one"]["peak"] - (sizes["one"]["model_formula"] + L * sizes["one"]["ignored"])
+    run.expect("profiler", "torch.profiler's peak of one forward per rank: at least the formula's whole model; "
+               "on one device exactly it", all(m["peak"] >= m["model_formula"] for m in sizes.values())
+               and over <= 0,
+               "; ".join(f"{name} peak {m['peak']} bytes = formula {m['model_formula']:.0f} "
+                         f"+ {m['peak'] - m['model_formula']:.0f}" for name, m in sizes.items())
+               + f" (allowed on one device: {L * sizes['one']['ignored']:.0f} of statistics and logsumexps)")
+    sbh = 4 * s * b * h
+    one, tp, sp = (sizes[name]["layers"][0] for name in ("one", "tp", "sp"))
+    run.info(f"width {width}, batch {b} × {s} tokens, {heads} heads, t = {t}, float32: sbh = {s * b * h} values")
+    run.info(f"per layer: one device − TP = {(one - tp) / sbh:.3f}·sbh·4 bytes (the split 12·sbh·(1 − 1/t) = "
+             f"{SPLIT * (1 - 1 / t):.3f}), TP − TP + SP = {(tp - sp) / sbh:.3f}·sbh·4 bytes (LayerNorm's inputs "
+             f"2·sbh·(1 − 1/t) = {LAYERNORM_INPUTS * (1 - 1 / t):.3f}); Megatron's SP, gathering again in the "
+             f"backward, would keep {layer_values(t, True, regather=True):.2f}·sbh (34·sbh/t in fp16 with dropout), "
+             f"PyTorch's keeps {layer_values(t, True):.2f}·sbh")
+    if on_gpu:
+        run.info("GPU (not yet run on one): torch.cuda.max_memory_allocated over one forward, on this rank: "
+                 + ", ".join(f"{name} {m['cuda_peak']} bytes" for name, m in sizes.items()))
+    run.data("memory", {"world": t, "width": width, "tokens": s, "batch": b, **sizes})
 
 
 @companion.section("timing", "One GPU against N GPUs: a training step at batch 256, sequence 256 (GPUs only)")
 def timing(run):
     if run.device.type != "cuda":
-        run.info("timing needs GPUs: skipped on CPU processes")
+        run.info("skipped: the one-GPU vs N-GPU step time at batch 256, sequence 256 needs GPUs "
+                 "(on CPU processes it would time gloo and a shared CPU, not tensor parallelism)")
         return
     o = run.options
     big = dict(o, batch=o["timing_batch"], tokens=o["timing_tokens"])
@@ -270,9 +362,13 @@ def timing(run):
     one, tp = measure.time_against_baseline(lambda: step_loss(one_model, tokens, targets),
                                             lambda: step_loss(tp_model, tokens, targets),
                                             run.rank, run.device, o["warmup"], o["repeats"], baseline_threads=1)
-    slowest = torch.tensor([tp.median_ms], dtype=torch.float64, device=run.device)
+    # The slowest rank's spread is the TP step's (a step ends when its last rank does).
+    slowest = torch.tensor([tp.min_ms, tp.median_ms, tp.max_ms], dtype=torch.float64, device=run.device)
     dist.all_reduce(slowest, op=dist.ReduceOp.MAX)
+    lo, mid, hi = slowest.tolist()
     if run.rank == 0:
-        run.info(f"one GPU {one.median_ms:.2f} ms, TP on {run.world} GPUs {slowest.item():.2f} ms (median of {o['repeats']})")
-    run.data("timing", {"world": run.world, "tp_ms": slowest.item(),
-                        "one_gpu_ms": one.median_ms if one else None})
+        run.info(f"training step, min / median / max of {o['repeats']} after {o['warmup']} warm-up: one GPU "
+                 f"{one.min_ms:.2f} / {one.median_ms:.2f} / {one.max_ms:.2f} ms, TP on {run.world} GPUs "
+                 f"{lo:.2f} / {mid:.2f} / {hi:.2f} ms (a measurement, no verdict)")
+    run.data("timing", {"world": run.world, "tp_ms": {"min": lo, "median": mid, "max": hi},
+                        "one_gpu_ms": {"min": one.min_ms, "median": one.median_ms, "max": one.max_ms} if one else None})
