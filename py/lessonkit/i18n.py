@@ -37,6 +37,12 @@ ENGINE_LOCALE = Path(__file__).resolve().parent / "locale"
 _catalog: dict[str, str | tuple] = {}
 _language = [DEFAULT]
 
+# The builtins the message functions use, bound at import: a message about learner code that
+# replaced builtins.isinstance (or abs, min, ...) is written while the replacement may still be
+# in place (guard.py binds its own the same way).
+_isinstance, _bool, _int, _tuple, _str, _format, _len, _min, _abs = (
+    isinstance, bool, int, tuple, str, format, len, min, abs)
+
 
 def _english_plural(n: int) -> int:
     return 0 if n == 1 else 1
@@ -65,24 +71,24 @@ def number(value, spec: str = "") -> str:
     """`value` written the way the current language writes numbers: `spec` is a format spec
     for the digits (".3g", ".6g"; empty: an int as it is, a float by repr)."""
     group, point = _SEPARATORS.get(_language[0], _SEPARATORS[DEFAULT])
-    if isinstance(value, bool):
-        return str(value)
-    text = format(value, spec) if spec else str(value)
+    if _isinstance(value, _bool):
+        return _str(value)
+    text = _format(value, spec) if spec else _str(value)
     sign, digits = ("-", text[1:]) if text.startswith("-") else ("", text)
     whole, dot, rest = digits.partition(".")
-    if whole.isdigit() and len(whole) >= 5:
-        whole = f"{int(whole):,}".replace(",", group)
+    if whole.isdigit() and _len(whole) >= 5:
+        whole = f"{_int(whole):,}".replace(",", group)
     return sign + whole + (point if dot else "") + rest
 
 
 def _fields(fields: dict) -> dict:
-    return {k: number(v) if isinstance(v, int) and not isinstance(v, bool) else v
+    return {k: number(v) if _isinstance(v, _int) and not _isinstance(v, _bool) else v
             for k, v in fields.items()}
 
 
 def _(msgid: str, **fields) -> str:
     text = _catalog.get(msgid) or msgid
-    if isinstance(text, tuple):  # a plural entry used without a count: its first form
+    if _isinstance(text, _tuple):  # a plural entry used without a count: its first form
         text = text[0]
     return text.format(**_fields(fields)) if fields else text
 
@@ -90,8 +96,8 @@ def _(msgid: str, **fields) -> str:
 def _n(singular: str, plural: str, count: int, /, **fields) -> str:
     """The form of a message for `count` (a number of things) in the current language."""
     forms = _catalog.get(singular)
-    if isinstance(forms, tuple):
-        text = forms[min(PLURALS[_language[0]](abs(count)), len(forms) - 1)]
+    if _isinstance(forms, _tuple):
+        text = forms[_min(PLURALS[_language[0]](_abs(count)), _len(forms) - 1)]
     else:
         text = singular if count == 1 else plural
     return text.format(**_fields(fields))

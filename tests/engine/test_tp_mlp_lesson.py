@@ -57,7 +57,7 @@ def test_hints_name_the_mistake(tp_mlp):
 
     assert "exact erf form" in message("erf_gelu", "test_gelu::test_values[positive]")
     assert "float16" in message("float16", "test_gelu::test_values[positive]")
-    assert "without adding them up" in message("no_allreduce", "test_tp_mlp::test_worked_example")
+    assert "shares side by side, never added up" in message("no_allreduce", "test_tp_mlp::test_worked_example")
     assert "GeLU after adding up" in message("gelu_after_allreduce",
                                              "test_tp_mlp::test_worked_example")
     assert "reverse order" in message("gpu_order_reversed",
@@ -95,5 +95,5 @@ def test_row_slices_of_any_size_are_named_as_a_row_split(tp_mlp):
 
 def test_messages_in_polish(tp_mlp):
     c = graded(tp_mlp, "sum_without_axis", lang="pl")["test_tp_mlp::test_worked_example"]
-    assert c["title"] == "tp_mlp odtwarza przykład z lekcji: Y ≈ (1.682, 2.796)"
+    assert c["title"] == "tp_mlp odtwarza przykład z lekcji: Y ≈ (1,682; 2,796)"
     assert "zwróciło tablicę o kształcie ()" in c["message"] and "np.sum bez osi" in c["message"]

@@ -242,12 +242,13 @@ def test_fetch_command_reports_verified_inputs():
 def distinctive_lines(lesson_dir: Path) -> list[str]:
     """Lines of reference.py that appear in no file any lesson ships on purpose (a line as
     common as `x = np.asarray(x, dtype=float)` may sit in another lesson's checks): seeing any
-    of them in dist/ means the model solution leaked. The companion (the same math in torch) and
-    the hints' last steps are shipped on purpose."""
+    of them in dist/ means the model solution leaked. The companion (the same math in torch), the
+    given code (an earlier lesson's gelu) and the hints' last steps are shipped on purpose."""
     shipped = "".join(p.read_text() for lesson in LESSONS
                       for p in [lesson / "starter.py", *(lesson / "checks").rglob("*.py"),
                                 *(lesson / "companion").rglob("*.py"), *lesson.glob("hints.toml"),
                                 *(lesson / "locale").glob("*.po")])
+    shipped += "".join(source for lesson in LESSONS for source in load_lesson(lesson).given.values())
     lines = []
     for line in (lesson_dir / "reference.py").read_text().splitlines():
         line = line.strip()
@@ -321,7 +322,8 @@ def assert_build_fails(tmp_path, lessons: Path, pattern: str) -> str:
 
 def test_a_reference_that_fails_its_checks_stops_the_build(tmp_path, lessons_copy):
     lesson = lessons_copy / "tp-mlp"
-    (lesson / "reference.py").write_text((lesson / "starter.py").read_text())
+    # Broken after its last line, so that every wrong.toml edit still finds its text.
+    (lesson / "reference.py").write_text((lesson / "reference.py").read_text() + "\ngelu = None\n")
     stderr = assert_build_fails(tmp_path, lessons_copy, r"tp-mlp/\S+:\d+: ")
     assert "lessonkit check" in stderr
 

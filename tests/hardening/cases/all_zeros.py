@@ -3,7 +3,7 @@
 # expect *_unchanged: passed
 # expect test_shard_mlp::*: failed ~ GPU 0
 # expect test_gelu::test_python_floats: failed ~ gelu(x) returned
-# expect *: failed ~ returned wrong values
+# expect *: failed ~ wrong value
 import numpy as np
 
 

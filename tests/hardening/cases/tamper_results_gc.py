@@ -1,7 +1,7 @@
 # case: tp_mlp returns zeros and, through the garbage collector, finds the grader's record of results and rewrites it: every verdict so far becomes "passed". In one interpreter the record is put back and the check is an error; in the split there is no such record where learner code runs, and the zeros fail.
 # expect[one] test_tp_mlp::*: error ~ the grader's results
 # expect[split] test_tp_mlp::test_inputs_unchanged: passed
-# expect[split] test_tp_mlp::*: failed ~ returned wrong values
+# expect[split] test_tp_mlp::*: failed ~ wrong value
 # expect *: passed
 import gc
 

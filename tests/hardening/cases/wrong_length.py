@@ -1,6 +1,6 @@
 # case: shard_mlp returns one pair too few.
 # expect test_shard_mlp::test_inputs_unchanged: passed
-# expect test_shard_mlp::*: failed ~ pairs; with n =
+# expect test_shard_mlp::*: failed ~ ; with n =
 # expect *: passed
 import numpy as np
 
