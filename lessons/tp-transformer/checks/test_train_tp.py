@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from lessonkit.checking import Call, call, expect_close, expect_unchanged, fail
-from lessonkit.i18n import _
+from lessonkit.i18n import _, number
 
 L, T, D, HEADS, F, STEPS, LR = 2, 8, 8, 4, 16, 4, 0.5
 
@@ -43,6 +43,16 @@ def test_matches_one_device(solution, ref, counts, fresh, n, sp):
                            "of Z, so each gives a partial sum; add the n partial sums with one "
                            "dist.all_reduce per step."),
                          lambda: ref.train(blocks, X, target, n, HEADS, STEPS, LR, sp, loss_rank0=True)))
+    got = np.asarray(c.got[0], dtype=float).ravel()
+    blown = np.flatnonzero(np.abs(got) > 1e6 * np.max(np.abs(expected)))
+    if got.shape == np.shape(expected) and blown.size:
+        # Shown to two digits: past a blow-up, the last digits depend on the platform's libm.
+        step = int(blown[0])
+        fail(_("{what}: the loss grows without bound: {got} at step {step}, where one device has "
+               "{want}. A loss that explodes usually counts something n times: the residual added "
+               "to every rank's partial, or a gradient summed twice (see the checks of "
+               "block_forward and block_backward).", what=what, step=step,
+               got=number(got[step], ".2g"), want=number(expected[step], ".2g")))
     expect_close(losses, expected, **ref.TOL, what=what, mistakes=wrong)
     if not c.got[1]:
         fail(_("{what} created no tpsim.SimDist: shard every block over a SimDist(n) and send "
