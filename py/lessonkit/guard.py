@@ -73,6 +73,8 @@ _thread = __import__("_thread")
 _thread_count = getattr(_thread, "_count", None)
 _get_ident = _thread.get_ident
 _current_frames = sys._current_frames
+_sleep = __import__("time").sleep
+_THREAD_GRACE = (20, 0.005)  # re-counts, and seconds between them, for a busy host's threads
 _frozenset = frozenset
 _MISSING = object()
 _LEARNER_FILE = "solution.py"  # learner.FILENAME (learner.py imports this module)
@@ -560,6 +562,13 @@ class _Snapshot:
         self.watched = [(n, fn, restore, fn()) for n, fn, restore in _watches]
 
     # -- compare and put back -----------------------------------------------------------
+
+    def _extra_threads(self) -> bool:
+        """More threads now than when learner code began, beyond those the host started."""
+        threads = (_active_count(), _thread_count() if _thread_count else 0)
+        host = _host_starts[0]
+        return threads[0] > self.threads[0] + host or threads[1] > self.threads[1] + host
+
     def restore(self, left_trace, left_profile) -> tuple[list[str], list[str]]:
         """Put back what changed; returns (every change, the changes that could not be put
         back: watched state and threads)."""
@@ -638,9 +647,17 @@ class _Snapshot:
                     undoable.append(name)
                 else:
                     put_back(before)
-        threads = (_active_count(), _thread_count() if _thread_count else 0)
-        host = _host_starts[0]
-        if threads[0] > self.threads[0] + host or threads[1] > self.threads[1] + host:
+        extra = self._extra_threads()
+        # A busy host (one that started threads while learner code ran) may have one in flight
+        # around the snapshot that the counts above miss by one, under load (1 of 2000 runs in
+        # test_guard's busy-host test); it ends within moments, as a thread the learner left
+        # running does not. Only a host that starts threads gets this grace.
+        for _ in range(_THREAD_GRACE[0] if _host_starts[0] else 0):
+            if not extra:
+                break
+            _sleep(_THREAD_GRACE[1])
+            extra = self._extra_threads()
+        if extra:
             changes.append("a thread that is still running")
             undoable.append("a thread")
         return changes, undoable
