@@ -43,3 +43,19 @@ def compare(actual, expected, rtol=None, atol=None, ulps=None):
     bitwise = torch.equal(actual.detach().cpu(), expected.detach().cpu().to(actual.dtype))
     return ok, (f"max |diff| {worst:.2e} (allowed {atol:.1e} + {rtol:.1e}·|expected|{rule}); "
                 f"bitwise equal: {'yes' if bitwise else 'no'}")
+
+
+def max_diff(a, b):
+    """The largest |a - b|, in float64 on the CPU (b may be a nested list of the lesson's numbers)."""
+    return (a.detach().double().cpu() - torch.as_tensor(b).double().cpu()).abs().max().item()
+
+
+def fmt(values, digits=3):
+    """A tensor or list as the lesson prints it: "(0.841, 1.955)" (no "-0.000")."""
+    flat = torch.as_tensor(values).detach().double().flatten().tolist()
+    return "(" + ", ".join(f"{round(v, digits) + 0.0:.{digits}f}" for v in flat) + ")"
+
+
+def ints(t):
+    """Whole numbers as the lesson writes them: "[4, 3]"."""
+    return "[" + ", ".join(f"{v:g}" for v in t.tolist()) + "]"

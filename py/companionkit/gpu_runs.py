@@ -22,7 +22,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import tomllib
 import zipfile
 from pathlib import Path
 
@@ -34,10 +33,11 @@ WORLD_SIZES = (2, 4, 8)
 
 def companions(slugs=()):
     """(lesson folder, its [companion] table) of every lesson that has one, or of the named ones."""
-    for toml in sorted(ROOT.glob("lessons/*/lesson.toml")):
-        companion = tomllib.loads(toml.read_text(encoding="utf-8")).get("companion")
-        if companion and (not slugs or toml.parent.name in slugs):
-            yield toml.parent, companion
+    from lessonkit.course import Course
+
+    for lesson in Course(ROOT / "lessons").lessons():
+        if lesson.companion and (not slugs or lesson.path.name in slugs):
+            yield lesson.path, lesson.companion
 
 
 def _output(cmd):

@@ -229,7 +229,7 @@ class Timing:
         return cls(statistics.median(times), threads, len(times), min(times), max(times))
 
 
-def _timed(fn, device):
+def timed_ms(fn, device):
     """Milliseconds of one call: CUDA events around it and a synchronize before reading them on
     GPUs, perf_counter on CPU."""
     if device.type == "cuda":
@@ -255,13 +255,64 @@ def time_against_baseline(baseline, step, rank, device, warmup, repeats, baselin
     for _ in range(warmup + repeats):
         if rank == 0:
             with cpu_threads(baseline_threads):
-                base_times.append(_timed(baseline, device))
+                base_times.append(timed_ms(baseline, device))
                 base_threads = torch.get_num_threads()
         dist.barrier()
-        step_times.append(_timed(step, device))
+        step_times.append(timed_ms(step, device))
         dist.barrier()
     base = Timing.of(base_times[warmup:], base_threads) if rank == 0 else None
     return base, Timing.of(step_times[warmup:], torch.get_num_threads())
+
+
+def spread(timing):
+    """A Timing, or a list of milliseconds, as {"min_ms", "median_ms", "max_ms"} (the form the
+    reports and tables use)."""
+    if not isinstance(timing, Timing):
+        timing = Timing.of(list(timing), None)
+    return {"min_ms": timing.min_ms, "median_ms": timing.median_ms, "max_ms": timing.max_ms}
+
+
+def slowest(timing, device):
+    """The spread of the slowest rank, on every rank: a step that ends with a collective is as
+    slow as its last rank, so each of min, median and max is the largest over the ranks."""
+    t = torch.tensor([timing.min_ms, timing.median_ms, timing.max_ms], dtype=torch.float64, device=device)
+    dist.all_reduce(t, op=dist.ReduceOp.MAX)
+    return dict(zip(("min_ms", "median_ms", "max_ms"), t.tolist()))
+
+
+def from_rank0(timing, rank, device):
+    """(rank 0's spread, its threads) on every rank: time_against_baseline's baseline is rank
+    0's alone. Every rank must call it."""
+    t = torch.zeros(4, dtype=torch.float64, device=device)
+    if rank == 0:
+        t[:] = torch.tensor([timing.min_ms, timing.median_ms, timing.max_ms, timing.threads], dtype=torch.float64)
+    dist.broadcast(t, 0)
+    return dict(zip(("min_ms", "median_ms", "max_ms"), t.tolist()[:3])), int(t[3].item())
+
+
+def step_times(step, device, warmup, repeats):
+    """Milliseconds of `step` per repeat, each the slowest rank's (a collective is as slow as its
+    last rank): every rank runs it between barriers, then the times are all-reduced with MAX."""
+    times = []
+    for _ in range(warmup + repeats):
+        dist.barrier()
+        times.append(timed_ms(step, device))
+    mine = torch.tensor(times[warmup:], dtype=torch.float64, device=device)
+    dist.all_reduce(mine, op=dist.ReduceOp.MAX)
+    return mine.tolist()
+
+
+def spread_text(ms, digits=2):
+    """ "min / median / max" of a spread."""
+    return " / ".join(f"{ms[k]:.{digits}f}" for k in ("min_ms", "median_ms", "max_ms"))
+
+
+def faster_or_slower(one, tp):
+    """"faster", "slower" or "even" for two spreads: faster or slower only where the min-max
+    ranges over the repeats do not overlap (a load change can move either)."""
+    if tp["max_ms"] < one["min_ms"]:
+        return "faster"
+    return "slower" if tp["min_ms"] > one["max_ms"] else "even"
 
 
 def bf16_supported(device):

@@ -169,6 +169,26 @@ class Run:
         """A verdict that cannot be taken here, said out loud; counted as SKIP, never as PASS."""
         self._record(key, title, "SKIP", reason)
 
+    def has_bf16(self, key, title):
+        """True where the device has bf16 in hardware; elsewhere the check `key` is a SKIP that
+        says so (measure.bf16_supported: emulated bf16 would round and time unlike a real run)."""
+        from .measure import bf16_supported
+
+        if bf16_supported(self.device):
+            return True
+        self.skip(key, title, f"{self.report['device_name']} has no bf16 (torch.cuda.is_bf16_supported() is False)")
+        return False
+
+    def example_group(self, checks):
+        """The group of ranks 0 and 1 for a lesson's worked example on 2 GPUs (see group2); on the
+        ranks outside it, None, after agreeing to each (key, title) of `checks` that the example
+        is not theirs (the verdicts are all-reduced: every rank must take part)."""
+        group = self.group2()
+        if group is None:
+            for key, title in checks:
+                self.expect(key, title, True, "not in the example")
+        return group
+
     def group2(self):
         """A process group of ranks 0 and 1 (a lesson's example on "2 GPUs" whatever N is). Every
         rank must call it; ranks 2 and above get None. One communicator for the whole run."""

@@ -18,6 +18,13 @@ def all_reduce_sum(t, group=None):
     return t
 
 
+def all_gather_list(t, group=None):
+    """Every rank's `t`, in rank order (a list): to read each GPU's share of a worked example."""
+    parts = [torch.empty_like(t) for _ in range(dist.get_world_size(group))]
+    dist.all_gather(parts, t.contiguous(), group=group)
+    return parts
+
+
 def reduce_scatter(partial, group=None):
     """The sum of every rank's (T, ...) partial; this rank keeps its T/N rows."""
     world = dist.get_world_size(group)

@@ -10,12 +10,14 @@ the training step); the checks compute what to expect from full, unsplit tensors
 import math
 
 import torch
-import torch.distributed as dist
 import torch.nn.functional as F
 
 from companionkit import Companion, compare, measure
-from companionkit.tp import CopyToTP, ReduceFromTP, all_reduce_sum, expect_counts
+from companionkit.formulas import gelu_tanh as gelu_formula
+from companionkit.comparing import fmt, max_diff
 from companionkit.models import dtensor_mlp
+from companionkit.shards import block, seeded
+from companionkit.tp import CopyToTP, ReduceFromTP, all_gather_list, expect_counts
 
 # The lesson's worked example (tp-mlp's): one token X = (1, 2), D = 2, F = 4, 2 GPUs, dY = (1, 1).
 EXAMPLE_X = [[1.0, 2.0]]
@@ -66,11 +68,6 @@ def sgd_step(params, lr):
 
 # ---- what to expect: plain torch on the full tensors -------------------------------------------
 
-def gelu_formula(x):
-    """The lesson's formula: x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3)))."""
-    return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x**3)))
-
-
 def reference_grads(X, A, B, G):
     """dL/dX, dL/dA, dL/dB of L = sum(G * GeLU(XA)B), by autograd on the unsplit block."""
     X, A, B = (t.detach().clone().requires_grad_() for t in (X, A, B))
@@ -78,33 +75,8 @@ def reference_grads(X, A, B, G):
     return X.grad, A.grad, B.grad
 
 
-def block(f, rank, world):
-    size = f // world
-    return slice(rank * size, (rank + 1) * size)
-
-
-def randn(*shape, seed, scale=1.0, dtype=torch.float64):
-    """The same tensor on every rank and device (drawn on CPU from one seed)."""
-    g = torch.Generator().manual_seed(seed)
-    return (torch.randn(*shape, generator=g, dtype=torch.float64) * scale).to(dtype)
-
-
 def full_weights(d, f, seed, dtype=torch.float64):
-    return randn(d, f, seed=seed, scale=1 / math.sqrt(d), dtype=dtype), randn(f, d, seed=seed + 1, scale=1 / math.sqrt(f), dtype=dtype)
-
-
-def fmt(t, digits=3):
-    return "(" + ", ".join(f"{round(v, digits) + 0.0:.{digits}f}" for v in t.detach().double().flatten().tolist()) + ")"
-
-
-def max_diff(a, b):
-    return (a.detach().double().cpu() - torch.as_tensor(b).double().cpu()).abs().max().item()
-
-
-def gathered(t, group, size):
-    parts = [torch.empty_like(t) for _ in range(size)]
-    dist.all_gather(parts, t.contiguous(), group=group)
-    return parts
+    return seeded(d, f, seed=seed, scale=1 / math.sqrt(d), dtype=dtype), seeded(f, d, seed=seed + 1, scale=1 / math.sqrt(f), dtype=dtype)
 
 
 # ---- the checks --------------------------------------------------------------------------------
@@ -115,10 +87,8 @@ def example(run):
             ("shares", "each GPU's own dX_i is (1.083, 1.086) and (−0.166, 1.166)"),
             ("dX", "f's backward all-reduce gives dX = (0.917, 2.252) on both GPUs"),
             ("dB", "each GPU's dB_i holds its rows of dB: (0.841, 0.841), (1.955, 1.955) | (0.841, 0.841), (0, 0)")]
-    group = run.group2()
+    group = run.example_group(keys)
     if group is None:
-        for key, title in keys:
-            run.expect(key, title, True, "not in the example")
         return
     dev = run.device
     A, B = torch.tensor(EXAMPLE_A, dtype=torch.float64), torch.tensor(EXAMPLE_B, dtype=torch.float64)
@@ -128,18 +98,18 @@ def example(run):
     # Without f, X's gradient on a rank is only what flows back through its own shard.
     X_local = torch.tensor(EXAMPLE_X, dtype=torch.float64, device=dev, requires_grad=True)
     tp_block(X_local, A_i.detach(), B_i.detach(), with_f=False, group=group).backward(dY)
-    shares = gathered(X_local.grad, group, 2)
+    shares = all_gather_list(X_local.grad, group)
 
     X = torch.tensor(EXAMPLE_X, dtype=torch.float64, device=dev, requires_grad=True)
     Y = tp_block(X, A_i, B_i, group=group)
     Y.backward(dY)
-    dBs = gathered(B_i.grad, group, 2)
+    dBs = all_gather_list(B_i.grad, group)
     (key_y, t_y), (key_s, t_s), (key_x, t_x), (key_b, t_b) = keys
-    run.expect(key_y, t_y, max_diff(Y, torch.tensor([EXAMPLE_Y])) <= ROUNDED, f"all_reduce gave {fmt(Y)}")
-    run.expect(key_s, t_s, all(max_diff(s, torch.tensor([e])) <= ROUNDED for s, e in zip(shares, EXAMPLE_SHARES)),
+    run.expect(key_y, t_y, max_diff(Y, [EXAMPLE_Y]) <= ROUNDED, f"all_reduce gave {fmt(Y)}")
+    run.expect(key_s, t_s, all(max_diff(s, [e]) <= ROUNDED for s, e in zip(shares, EXAMPLE_SHARES)),
                f"GPU 0's dX_0 {fmt(shares[0])}, GPU 1's dX_1 {fmt(shares[1])}")
-    run.expect(key_x, t_x, max_diff(X.grad, torch.tensor([EXAMPLE_DX])) <= ROUNDED, f"this rank's dX {fmt(X.grad)}")
-    run.expect(key_b, t_b, all(max_diff(b, torch.tensor(e)) <= ROUNDED for b, e in zip(dBs, EXAMPLE_DB)),
+    run.expect(key_x, t_x, max_diff(X.grad, [EXAMPLE_DX]) <= ROUNDED, f"this rank's dX {fmt(X.grad)}")
+    run.expect(key_b, t_b, all(max_diff(b, e) <= ROUNDED for b, e in zip(dBs, EXAMPLE_DB)),
                f"GPU 0's dB_0 rows {fmt(dBs[0])}, GPU 1's dB_1 rows {fmt(dBs[1])}")
 
 
@@ -148,7 +118,7 @@ def grads(run):
     T, D, FF = run.options["tokens"], run.options["width"], run.options["hidden"]
     dev = run.device
     A, B = full_weights(D, FF, seed=SEED)
-    X, G = randn(T, D, seed=SEED + 2).to(dev), randn(T, D, seed=SEED + 3).to(dev)
+    X, G = seeded(T, D, seed=SEED + 2).to(dev), seeded(T, D, seed=SEED + 3).to(dev)
     dX, dA, dB = reference_grads(X, A.to(dev), B.to(dev), G)
     cols = block(FF, run.rank, run.world)
     A_i, B_i = (t.to(dev).requires_grad_() for t in shard(A, B, run.rank, run.world))
@@ -161,8 +131,7 @@ def grads(run):
     # bf16: the same backward on bf16 shards against fp64 gradients of the same rounded tensors,
     # allowed 16 bf16 eps of each gradient's magnitude (two GEMMs, GeLU' and the all-reduce round).
     title = "bf16: dA_i, dB_i and dX within 16 bf16 eps · their magnitude of fp64 gradients of the same inputs"
-    if not measure.bf16_supported(dev):
-        run.skip("bf16", title, f"{run.report['device_name']} has no bf16")
+    if not run.has_bf16("bf16", title):
         return
     Ab, Bb, Xb, Gb = (t.to(torch.bfloat16) for t in (A, B, X, G))
     dXb, dAb, dBb = reference_grads(Xb.double(), Ab.double().to(dev), Bb.double().to(dev), Gb.double())
@@ -187,8 +156,8 @@ def training(run):
     steps, lr = run.options["steps"], run.options["lr"]
     dev, cols = run.device, block(FF, run.rank, run.world)
     full = [w.to(dev) for seed in (SEED + 10, SEED + 20) for w in full_weights(D, FF, seed, dtype=torch.float32)]
-    X = randn(T, D, seed=SEED + 4, dtype=torch.float32).to(dev)
-    target = randn(T, D, seed=SEED + 5, dtype=torch.float32).to(dev)
+    X = seeded(T, D, seed=SEED + 4, dtype=torch.float32).to(dev)
+    target = seeded(T, D, seed=SEED + 5, dtype=torch.float32).to(dev)
 
     # One device: the unsplit weights with the lesson's GeLU formula, trained with plain SGD.
     one = [w.clone().requires_grad_() for w in full]
@@ -226,7 +195,7 @@ def comm(run):
     T, D, FF = run.options["tokens"], run.options["width"], run.options["hidden"]
     dev = run.device
     A, B = full_weights(D, FF, seed=SEED, dtype=torch.float32)
-    X = randn(T, D, seed=SEED + 2, dtype=torch.float32).to(dev).requires_grad_()
+    X = seeded(T, D, seed=SEED + 2, dtype=torch.float32).to(dev).requires_grad_()
     A_i, B_i = (t.to(dev).requires_grad_() for t in shard(A, B, run.rank, run.world))
     Y, fwd = measure.collectives(lambda: tp_block(X, A_i, B_i))
     _, bwd = measure.collectives(lambda: Y.sum().backward())
@@ -242,7 +211,7 @@ def dtensor(run):
     T, D, FF = run.options["tokens"], run.options["width"], run.options["hidden"]
     dev = run.device
     A, B = full_weights(D, FF, seed=SEED)
-    X, G = randn(T, D, seed=SEED + 2).to(dev), randn(T, D, seed=SEED + 3).to(dev)
+    X, G = seeded(T, D, seed=SEED + 2).to(dev), seeded(T, D, seed=SEED + 3).to(dev)
     dX, dA, dB = reference_grads(X, A.to(dev), B.to(dev), G)
     cols = block(FF, run.rank, run.world)
     model = dtensor_mlp(dev, run.world, A, B, gelu)

@@ -15,6 +15,7 @@ import torch.distributed as dist
 import torch.nn.functional as F
 
 from companionkit import Companion, compare, measure
+from companionkit.shards import cols, rows
 from companionkit.tp import ReduceScatterToSP, all_gather, reduce_from_tp, reduce_scatter
 
 GIB = 2**30
@@ -124,16 +125,6 @@ def layer_norm(gamma, beta):
         ln.weight.copy_(gamma)
         ln.bias.copy_(beta)
     return ln
-
-
-def rows(M, rank, world):
-    n = M.shape[0] // world
-    return M[rank * n:(rank + 1) * n]
-
-
-def cols(M, rank, world):
-    n = M.shape[1] // world
-    return M[:, rank * n:(rank + 1) * n]
 
 
 def one_device(X, A, B, gamma, beta, dY):
@@ -260,8 +251,7 @@ def block(run):
     # bf16: the SP block on bf16 shards against the fp64 one-device block of the same rounded
     # inputs, allowed 16 bf16 roundings of the output's magnitude (LayerNorm, two GEMMs, GeLU, the sums).
     title = "bf16: rank i's output within 16 bf16 eps · max|Y| of the fp64 one-device block on the same inputs"
-    if not measure.bf16_supported(run.device):
-        run.skip("bf16", title, f"{run.report['device_name']} has no bf16")
+    if not run.has_bf16("bf16", title):
         return
     bf = [t.to(torch.bfloat16) for t in (X, A, B, gamma, beta)]
     want = one_device(*(t.double() for t in bf), torch.zeros_like(X))[0]

@@ -15,8 +15,10 @@ import torch.distributed as dist
 import torch.nn.functional as F
 
 from companionkit import Companion, compare, measure
-from companionkit.tp import CopyToTP, ReduceFromTP, all_reduce_sum
+from companionkit.comparing import max_diff
 from companionkit.models import tensor_parallel
+from companionkit.shards import block, seeded
+from companionkit.tp import CopyToTP, ReduceFromTP
 
 # The lesson's worked example: T = 3, D = 4, 2 heads, Wq = Wk = Wv = I, on 2 GPUs.
 EXAMPLE_X = [[1.0, 0.0, 0.0, 2.0], [0.0, 2.0, 1.0, 0.0], [1.0, 1.0, 1.0, 1.0]]
@@ -41,11 +43,6 @@ companion = Companion(__name__, lesson="tp-attention", options={"tokens": 8, "wi
 
 
 # ---- the subject -------------------------------------------------------------------------------
-
-def block(d, rank, world):
-    size = d // world
-    return slice(rank * size, (rank + 1) * size)
-
 
 def shard(W, n_heads, rank, world):
     """Rank's heads, n_heads/N contiguous ones: their columns of Wq, Wk, Wv and the same rows of
@@ -132,12 +129,7 @@ def full_weights(d, dtype=torch.float64, seed=SEED):
 
 
 def inputs(t, d, dtype=torch.float64, seed=SEED + 1):
-    g = torch.Generator().manual_seed(seed)
-    return torch.randn(t, d, generator=g, dtype=torch.float64).to(dtype)
-
-
-def max_diff(a, b):
-    return (a.detach().double().cpu() - torch.as_tensor(b).double().cpu()).abs().max().item()
+    return seeded(t, d, seed=seed, dtype=dtype)
 
 
 def sizes(run):
@@ -157,12 +149,10 @@ def divides(run, H, key, title):
 
 @companion.section("example", "The worked example on 2 ranks: T = 3, D = 4, 2 heads")
 def example(run):
-    group = run.group2()
-    if group is None:
-        for key, title in (("partials", "each rank's partial output is the lesson's Y_i"),
-                           ("Y", "the all-reduce of the partials is the lesson's Y")):
-            run.expect(key, title, True, "rank outside the 2-rank example")
+    if run.example_group((("partials", "each rank's partial output is the lesson's Y_i"),
+                          ("Y", "the all-reduce of the partials is the lesson's Y"))) is None:
         return
+    group = run.group2()
     dev = run.device
     X = torch.tensor(EXAMPLE_X, dtype=torch.float64, device=dev)
     I = torch.eye(4, dtype=torch.float64, device=dev)
@@ -194,8 +184,7 @@ def forward(run):
     # allowed 64 eps (fp32) or 16 eps (bf16: its roundings of the scores, softmax and products) of max|Y|.
     for dtype, key, ulps in ((torch.float32, "fp32", 64), (torch.bfloat16, "bf16", 16)):
         low_title = f"{key}: the TP output within {ulps} {key} eps · max|Y| of fp64 attention on the same inputs"
-        if dtype == torch.bfloat16 and not measure.bf16_supported(run.device):
-            run.skip(key, low_title, f"{run.report['device_name']} has no bf16")
+        if dtype == torch.bfloat16 and not run.has_bf16(key, low_title):
             continue
         W_low, X_low = tuple(m.to(dtype) for m in W), X.to(dtype)
         got = tp_attention(X_low, shard(W_low, H, run.rank, run.world), d)

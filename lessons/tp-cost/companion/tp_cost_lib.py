@@ -19,12 +19,11 @@ to predict with your own solution.py instead.
 import importlib.util
 import math
 import statistics
-import time
 
 import torch
-import torch.distributed as dist
 
 from companionkit import Companion, compare, measure
+from companionkit.tp import CopyToTP, ReduceFromTP, all_reduce_sum
 
 GB = 1e9
 SEED = 0
@@ -88,35 +87,6 @@ def model_functions(path):
     return module.tp_layer_seconds
 
 
-def all_reduce_sum(t, group=None):
-    dist.all_reduce(t, group=group)
-    return t
-
-
-class CopyToTP(torch.autograd.Function):
-    """f: identity forward; all-reduce of the gradient backward."""
-
-    @staticmethod
-    def forward(ctx, x):
-        return x
-
-    @staticmethod
-    def backward(ctx, grad):
-        return all_reduce_sum(grad.clone())
-
-
-class ReduceFromTP(torch.autograd.Function):
-    """g: all-reduce forward; identity backward."""
-
-    @staticmethod
-    def forward(ctx, y):
-        return all_reduce_sum(y.clone())
-
-    @staticmethod
-    def backward(ctx, grad):
-        return grad
-
-
 def attention(x, Wqkv, Wo, heads, b, s):
     """Causal self-attention over `heads` heads of x (b·s, width): the heads' Q, K, V side by
     side in Wqkv's columns, the output projection Wo."""
@@ -170,31 +140,6 @@ def layer_input(b, s, h, dtype, seed=SEED + 1):
     return torch.randn(b * s, h, generator=g, dtype=torch.float64).to(dtype)
 
 
-def synced(device):
-    if device.type == "cuda":
-        torch.cuda.synchronize(device)
-
-
-def spread(ms):
-    return {"min_ms": min(ms), "median_ms": statistics.median(ms), "max_ms": max(ms)}
-
-
-def slowest_rank_times(fn, run, repeats, warmup):
-    """Milliseconds of `fn` per repeat, each the slowest rank's (a collective step is as slow as
-    its slowest rank): every rank runs it, the times are all-reduced with MAX."""
-    times = []
-    for i in range(warmup + repeats):
-        dist.barrier()
-        synced(run.device)
-        t0 = time.perf_counter()
-        fn()
-        synced(run.device)
-        times.append((time.perf_counter() - t0) * 1e3)
-    mine = torch.tensor(times[warmup:], dtype=torch.float64, device=run.device)
-    dist.all_reduce(mine, op=dist.ReduceOp.MAX)
-    return mine.tolist()
-
-
 def fmt_ms(r):
     return f"{r['min_ms']:8.3f} {r['median_ms']:8.3f} {r['max_ms']:8.3f}"
 
@@ -223,13 +168,13 @@ def allreduce(run):
     rows, ok_sums = [], True
     for size in sizes:
         buf = torch.full((size // 4,), float(run.rank + 1), dtype=torch.float32, device=dev)
-        ms = slowest_rank_times(lambda: all_reduce_sum(buf), run, run.options["repeats"], run.options["warmup"])
+        ms = measure.step_times(lambda: all_reduce_sum(buf), dev, run.options["warmup"], run.options["repeats"])
         # After warmup + repeats all-reduces of the running sum, every entry is known exactly.
         expected = float(n * (n + 1) // 2) * n ** (run.options["warmup"] + run.options["repeats"] - 1)
         ok_sums &= bool(torch.all(buf == expected))
         median_s = statistics.median(ms) / 1e3
         algbw = size / median_s / GB
-        rows.append({"bytes": size, **spread(ms), "algbw_GBps": algbw, "busbw_GBps": bus_bandwidth(algbw, n),
+        rows.append({"bytes": size, **measure.spread(ms), "algbw_GBps": algbw, "busbw_GBps": bus_bandwidth(algbw, n),
                      "ring_bytes_per_s": ring_allreduce_bytes(size, n) / median_s})
     for row in rows:
         run.data("allreduce", {"N": n, **row})
@@ -318,23 +263,11 @@ def layer(run):
         def one_step():
             full_layer(x, full, lheads, lb, ls).sum().backward()
 
-        base = []
-        for _ in range(run.options["warmup"] + run.options["repeats"]):
-            if run.rank == 0:
-                with measure.cpu_threads(threads):
-                    synced(dev)
-                    t0 = time.perf_counter()
-                    one_step()
-                    synced(dev)
-                    base.append((time.perf_counter() - t0) * 1e3)
-            dist.barrier()
-        base_ms = torch.tensor(base[run.options["warmup"]:] if run.rank == 0 else [0.0] * run.options["repeats"],
-                               dtype=torch.float64, device=dev)
-        dist.broadcast(base_ms, 0)
-        tp_ms = slowest_rank_times(tp_step, run, run.options["repeats"], run.options["warmup"])
+        one, tp = measure.time_against_baseline(one_step, tp_step, run.rank, dev, run.options["warmup"],
+                                                run.options["repeats"], baseline_threads=threads)
         predicted = model(lb, ls, lh, n, flops, beta, alpha, x.element_size()) * 1e3 if usable else float("nan")
         predicted_one = model(lb, ls, lh, 1, flops, beta if usable else 1.0, alpha, x.element_size()) * 1e3
-        rows.append({"N": n, "b": lb, "s": ls, "h": lh, "one": spread(base_ms.tolist()), "tp": spread(tp_ms),
+        rows.append({"N": n, "b": lb, "s": ls, "h": lh, "one": measure.from_rank0(one, run.rank, dev)[0], "tp": measure.slowest(tp, dev),
                      "model_one_ms": predicted_one, "model_tp_ms": predicted})
     for row in rows:
         run.data("layer", row)
@@ -349,14 +282,7 @@ def device_flops(dev, dtype, size=256, repeats=5):
     """FLOP/s of a (size, size) matmul on this rank, median of `repeats`."""
     a = torch.randn(size, size, dtype=dtype, device=dev)
     (a @ a).sum().item()
-    times = []
-    for _ in range(repeats):
-        synced(dev)
-        t0 = time.perf_counter()
-        (a @ a).sum().item()
-        synced(dev)
-        times.append(time.perf_counter() - t0)
-    return 2 * size**3 / statistics.median(times)
+    return 2 * size**3 / (statistics.median(measure.timed_ms(lambda: a @ a, dev) for _ in range(repeats)) / 1e3)
 
 
 def layer_table(rows):

@@ -12,12 +12,14 @@ import math
 import os
 
 import torch
-import torch.distributed as dist
 import torch.nn.functional as F
 
-from companionkit import Companion, compare, measure
-from companionkit.tp import CopyToTP, ReduceFromTP, all_reduce_sum, expect_counts
+from companionkit import Companion, compare, measure, plots
+from companionkit.formulas import gelu_tanh as gelu_formula
+from companionkit.comparing import fmt, ints, max_diff
 from companionkit.models import dtensor_mlp
+from companionkit.shards import block, seeded
+from companionkit.tp import CopyToTP, ReduceFromTP, all_gather_list, all_reduce_sum, expect_counts
 
 # The lesson's worked example: one token, D = 2, F = 4, split over 2 GPUs.
 EXAMPLE_X = [[1.0, 2.0]]
@@ -88,18 +90,8 @@ def row_shard(x, W, rank, world):
 
 # ---- what to expect: plain torch on the full tensors -------------------------------------------
 
-def gelu_formula(x):
-    """The lesson's formula: x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3)))."""
-    return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x**3)))
-
-
 def reference_mlp(X, A, B):
     return gelu_formula(X @ A) @ B
-
-
-def block(f, rank, world):
-    size = f // world
-    return slice(rank * size, (rank + 1) * size)
 
 
 def full_weights(d, f, dtype=torch.float64, seed=SEED):
@@ -111,26 +103,7 @@ def full_weights(d, f, dtype=torch.float64, seed=SEED):
 
 
 def inputs(t, d, dtype=torch.float64, seed=SEED + 1):
-    g = torch.Generator().manual_seed(seed)
-    return torch.randn(t, d, generator=g, dtype=torch.float64).to(dtype)
-
-
-def fmt(t, digits=3):
-    return "(" + ", ".join(f"{round(v, digits) + 0.0:.{digits}f}" for v in t.detach().double().flatten().tolist()) + ")"
-
-
-def ints(t):
-    return "[" + ", ".join(f"{v:g}" for v in t.tolist()) + "]"
-
-
-def max_diff(a, b):
-    return (a.detach().double().cpu() - torch.as_tensor(b).double().cpu()).abs().max().item()
-
-
-def gathered(t, group, size):
-    parts = [torch.empty_like(t) for _ in range(size)]
-    dist.all_gather(parts, t.contiguous(), group=group)
-    return parts
+    return seeded(t, d, seed=seed, dtype=dtype)
 
 
 # ---- the checks --------------------------------------------------------------------------------
@@ -156,9 +129,7 @@ def single(run):
     run.expect("split-sum", "the sum of the N partials GeLU(X A_i) B_i equals GeLU(XA)B (fp64, N = 1, 2, 4, 8)",
                ok, "max |diff| " + ", ".join(f"N={n}: {d:.1e}" for n, d in worst) + " (allowed 1e-12 · max|Y|)")
 
-    if not measure.bf16_supported(dev):
-        run.skip("bf16", "bf16 splits stay within a few eps of the fp64 result",
-                 f"{run.report['device_name']} has no bf16 (torch.cuda.is_bf16_supported() is False)")
+    if not run.has_bf16("bf16", "bf16 splits stay within a few eps of the fp64 result"):
         return
     bf = torch.bfloat16
     Ab, Bb, Xb = A.to(bf).to(dev), B.to(bf).to(dev), X.to(bf)
@@ -178,22 +149,20 @@ def single(run):
 
 @companion.section("numbers", "The lesson's worked example through a real all-reduce (ranks 0 and 1 are GPU0 and GPU1)")
 def numbers(run):
-    group = run.group2()
-    dev = run.device
+    titles = {"partials": "GPU0's and GPU1's partials are the lesson's (0.841, 1.955) and (0.841, 0.841)",
+              "sum": "the all-reduce of the partials is the lesson's Y = (1.682, 2.796)"}
+    group = run.example_group(titles.items())
     if group is None:
-        run.expect("partials", "GPU0's and GPU1's partials are the lesson's", True, "not in the example")
-        run.expect("sum", "the all-reduce of the partials is the lesson's Y", True, "not in the example")
         return
+    dev = run.device
     X = torch.tensor(EXAMPLE_X, dtype=torch.float64, device=dev)
     A, B = torch.tensor(EXAMPLE_A, dtype=torch.float64), torch.tensor(EXAMPLE_B, dtype=torch.float64)
     A_i, B_i = (t.to(dev) for t in shard(A, B, run.rank, 2))
-    parts = gathered(partial_mlp(X, A_i, B_i), group, 2)
-    ok = all(max_diff(p, torch.tensor([e])) <= ROUNDED for p, e in zip(parts, EXAMPLE_PARTIALS))
-    run.expect("partials", "GPU0's and GPU1's partials are the lesson's (0.841, 1.955) and (0.841, 0.841)", ok,
-               f"all_gather gave GPU0 {fmt(parts[0])}, GPU1 {fmt(parts[1])}")
+    parts = all_gather_list(partial_mlp(X, A_i, B_i), group)
+    ok = all(max_diff(p, [e]) <= ROUNDED for p, e in zip(parts, EXAMPLE_PARTIALS))
+    run.expect("partials", titles["partials"], ok, f"all_gather gave GPU0 {fmt(parts[0])}, GPU1 {fmt(parts[1])}")
     Y = tp_mlp(X, A_i, B_i, group=group)
-    run.expect("sum", "the all-reduce of the partials is the lesson's Y = (1.682, 2.796)",
-               max_diff(Y, torch.tensor([EXAMPLE_Y])) <= ROUNDED, f"all_reduce gave {fmt(Y)} on this rank")
+    run.expect("sum", titles["sum"], max_diff(Y, [EXAMPLE_Y]) <= ROUNDED, f"all_reduce gave {fmt(Y)} on this rank")
 
 
 @companion.section("forward", "Forward: one all-reduce of the Y_i gives the unsplit GeLU(XA)B")
@@ -217,9 +186,7 @@ def forward(run):
     ok, detail = compare(gelu(X @ A_i.to(dev)), gelu_formula(X @ A.to(dev))[:, block(FF, run.rank, run.world)])
     run.expect("column-half", "fp32 GeLU(X A_i) equals column block i of GeLU(XA)", ok, detail)
 
-    if not measure.bf16_supported(dev):
-        run.skip("bf16", "bf16 TP output within a few eps of unsplit bf16",
-                 f"{run.report['device_name']} has no bf16 (torch.cuda.is_bf16_supported() is False)")
+    if not run.has_bf16("bf16", "bf16 TP output within a few eps of unsplit bf16"):
         return
     bf = torch.bfloat16
     A, B, X = A64.to(bf), B64.to(bf), X64.to(bf).to(dev)
@@ -297,7 +264,7 @@ def rowsplit(run):
     if group is not None:
         x_i, W_i = row_shard(x, W, run.rank, 2)
         partial = x_i @ W_i
-        parts = gathered(partial, group, 2)
+        parts = all_gather_list(partial, group)
         total = all_reduce_sum(partial.clone(), group)
         relu_before = all_reduce_sum(torch.relu(partial), group)
         ok_parts = [p.tolist() for p in parts] == list(ROW_PARTIALS)
@@ -415,19 +382,10 @@ def timing(run):
         one, tp = measure.time_against_baseline(lambda: timed_step(X, Af, Bf, reference_mlp),
                                                 lambda: timed_step(X, A_i, B_i, tp_mlp),
                                                 run.rank, dev, warmup, repeats, baseline_threads=threads)
-        base = torch.zeros(4, dtype=torch.float64, device=dev)  # min, median, max ms and threads, from rank 0
-        if run.rank == 0:
-            base[:] = torch.tensor([one.min_ms, one.median_ms, one.max_ms, one.threads], dtype=torch.float64)
-        dist.broadcast(base, 0)
-        # A step is as slow as its slowest rank: the largest of the ranks' min, median and max.
-        slowest = torch.tensor([tp.min_ms, tp.median_ms, tp.max_ms], dtype=torch.float64, device=dev)
-        dist.all_reduce(slowest, op=dist.ReduceOp.MAX)
-        b_min, b_med, b_max, b_threads = base.tolist()
-        t_min, t_med, t_max = slowest.tolist()
+        (base, base_threads), slowest = measure.from_rank0(one, run.rank, dev), measure.slowest(tp, dev)
         rows.append({"N": n, "D": d, "F": f, "T": tokens, "repeats": repeats, "warmup": warmup,
-                     "one_device_ms": {"min": b_min, "median": b_med, "max": b_max},
-                     "tp_ms": {"min": t_min, "median": t_med, "max": t_max}, "speedup": b_med / t_med,
-                     "baseline_threads": int(b_threads), "rank_threads": tp.threads, "device": dev.type,
+                     "one_device_ms": base, "tp_ms": slowest, "speedup": base["median_ms"] / slowest["median_ms"],
+                     "baseline_threads": base_threads, "rank_threads": tp.threads, "device": dev.type,
                      "device_name": run.report["device_name"], "cpu_count": os.cpu_count(), "bound": bound})
     for row in rows:
         run.data("timing", row)
@@ -439,29 +397,21 @@ def timing(run):
 
 
 def timing_table(rows):
-    def spread(ms):
-        return f"{ms['min']:.2f} / {ms['median']:.2f} / {ms['max']:.2f}"
-
     lines = [" N      D      F     T  one device ms (min / median / max)  TP ms (min / median / max)  median speedup"]
-    for r in rows:
-        lines.append(f"{r['N']:>2} {r['D']:>6} {r['F']:>6} {r['T']:>5}  {spread(r['one_device_ms']):>34}"
-                     f"  {spread(r['tp_ms']):>26}  {r['speedup']:>13.2f}x")
+    lines += [f"{r['N']:>2} {r['D']:>6} {r['F']:>6} {r['T']:>5}  {measure.spread_text(r['one_device_ms']):>34}"
+              f"  {measure.spread_text(r['tp_ms']):>26}  {r['speedup']:>13.2f}x" for r in rows]
     return "\n".join(lines)
 
 
 def timing_verdict(rows):
     """What the measured numbers say, and only that."""
-    # Faster or slower only when the ranges over the repeats do not overlap; else "about even".
-    faster = [r for r in rows if r["tp_ms"]["max"] < r["one_device_ms"]["min"]]
-    slower = [r for r in rows if r["tp_ms"]["min"] > r["one_device_ms"]["max"]]
+    said = {"faster": "faster than one device at D = ", "slower": "slower at D = ",
+            "even": "within the spread of one device at D = "}
     parts = []
-    if faster:
-        parts.append("faster than one device at D = " + ", ".join(f"{r['D']} ({r['speedup']:.2f}x)" for r in faster))
-    if slower:
-        parts.append("slower at D = " + ", ".join(f"{r['D']} ({r['speedup']:.2f}x)" for r in slower))
-    even = [r for r in rows if r not in faster and r not in slower]
-    if even:
-        parts.append("within the spread of one device at D = " + ", ".join(f"{r['D']}" for r in even))
+    for word, text in said.items():
+        at = [r for r in rows if measure.faster_or_slower(r["one_device_ms"], r["tp_ms"]) == word]
+        if at:
+            parts.append(text + ", ".join(f"{r['D']}" + (f" ({r['speedup']:.2f}x)" if word != "even" else "") for r in at))
     return (f"Measured here with N = {rows[0]['N']}: TP was " + "; ".join(parts)
             + " (faster or slower only where the min-max ranges do not overlap).")
 
@@ -469,25 +419,5 @@ def timing_verdict(rows):
 def plot_speedup(results):
     """Speedup of forward+backward against N for each width, from this run. Megatron-LM's curve
     (the full model on GPUs) is drawn only beside GPU measurements."""
-    from matplotlib.figure import Figure
-
-    rows = [entry["value"] for entry in results.data("timing")]
-    fig = Figure(figsize=(6, 4))
-    ax = fig.add_subplot()
-    ns = sorted({1, *(r["N"] for r in rows)})
-    bounds = {1: 1.0, **{r["N"]: r["bound"] for r in rows}}
-    ax.plot(ns, [bounds[m] for m in ns], ":", color="grey", label="the most this machine allows")
-    for d in sorted({r["D"] for r in rows}):
-        mine = sorted((r["N"], r["speedup"]) for r in rows if r["D"] == d)
-        ax.plot([1] + [m for m, _ in mine], [1.0] + [s for _, s in mine], "s--", label=f"this run, D={d}")
-    on_gpu = rows and all(r["device"] == "cuda" for r in rows)
-    if on_gpu:
-        ax.plot(list(MEGATRON_SPEEDUP), list(MEGATRON_SPEEDUP.values()), "o-", label="Megatron-LM paper, full model")
-    ax.set_xscale("log", base=2)
-    ax.set_xticks(ns, [str(m) for m in ns])
-    ax.set_title(f"Tensor-parallel MLP on {'GPUs' if on_gpu else 'CPU processes'}: strong scaling")
-    ax.set_xlabel("N (ranks)")
-    ax.set_ylabel("speedup of forward+backward vs one device")
-    ax.legend(fontsize=8)
-    ax.grid(alpha=0.3)
-    return fig
+    return plots.speedup([entry["value"] for entry in results.data("timing")], "D", "Tensor-parallel MLP",
+                         paper=MEGATRON_SPEEDUP, paper_label="Megatron-LM paper, full model")

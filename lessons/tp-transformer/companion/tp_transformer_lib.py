@@ -363,12 +363,8 @@ def timing(run):
                                             lambda: step_loss(tp_model, tokens, targets),
                                             run.rank, run.device, o["warmup"], o["repeats"], baseline_threads=1)
     # The slowest rank's spread is the TP step's (a step ends when its last rank does).
-    slowest = torch.tensor([tp.min_ms, tp.median_ms, tp.max_ms], dtype=torch.float64, device=run.device)
-    dist.all_reduce(slowest, op=dist.ReduceOp.MAX)
-    lo, mid, hi = slowest.tolist()
-    if run.rank == 0:
-        run.info(f"training step, min / median / max of {o['repeats']} after {o['warmup']} warm-up: one GPU "
-                 f"{one.min_ms:.2f} / {one.median_ms:.2f} / {one.max_ms:.2f} ms, TP on {run.world} GPUs "
-                 f"{lo:.2f} / {mid:.2f} / {hi:.2f} ms (a measurement, no verdict)")
-    run.data("timing", {"world": run.world, "tp_ms": {"min": lo, "median": mid, "max": hi},
-                        "one_gpu_ms": {"min": one.min_ms, "median": one.median_ms, "max": one.max_ms} if one else None})
+    one, tp = measure.from_rank0(one, run.rank, run.device)[0], measure.slowest(tp, run.device)
+    run.info(f"training step, min / median / max of {o['repeats']} after {o['warmup']} warm-up: one GPU "
+             f"{measure.spread_text(one)} ms, TP on {run.world} GPUs {measure.spread_text(tp)} ms "
+             "(a measurement, no verdict)")
+    run.data("timing", {"world": run.world, "tp_ms": tp, "one_gpu_ms": one})

@@ -16,6 +16,7 @@ import torch.distributed as dist
 import torch.nn.functional as F
 
 from companionkit import Companion, compare, measure
+from companionkit.comparing import fmt
 from companionkit.tp import CopyToTP, ReduceFromTP, expect_counts
 
 # The lesson's worked example: V = 8 over 2 GPUs, two tokens.
@@ -139,10 +140,6 @@ def draw(run, dtype=torch.float64, seed=SEED, scale=3.0):
     return z.to(dev), targets.to(dev), E.to(dev), ids.to(dev)
 
 
-def fmt(values, digits=3):
-    return "(" + ", ".join(f"{v:.{digits}f}" for v in values) + ")"
-
-
 # ---- the checks --------------------------------------------------------------------------------
 
 @companion.section("numbers", "The lesson's numbers: the worked example on ranks 0 and 1, Megatron's test, padding, memory")
@@ -227,14 +224,11 @@ def loss(run):
     # allowed a few bf16 roundings of the loss's magnitude (the max, the exponentials' sum and its log).
     z, targets, _, _ = draw(run, torch.bfloat16)
     start, end = vocab_range(z.shape[1], run.rank, run.world)
-    if measure.bf16_supported(run.device):
+    title = "bf16 per-token losses within 8 bf16 eps · max|loss| of the fp64 loss of the same logits"
+    if run.has_bf16("bfloat16", title):
         losses = vp_cross_entropy(z[:, start:end].clone(), targets, start)
         ok, detail = compare(losses, F.cross_entropy(z.double(), targets, reduction="none"))
-        run.expect("bfloat16", "bf16 per-token losses within 8 bf16 eps · max|loss| of the fp64 loss of the same logits",
-                   ok and losses.dtype == torch.bfloat16, f"{losses.dtype}; {detail}")
-    else:
-        run.skip("bfloat16", "bf16 per-token losses within 8 bf16 eps · max|loss| of the fp64 loss of the same logits",
-                 f"{run.report['device_name']} has no bf16")
+        run.expect("bfloat16", title, ok and losses.dtype == torch.bfloat16, f"{losses.dtype}; {detail}")
     z, targets, _, _ = draw(run, torch.float64, scale=1e3)
     start, end = vocab_range(z.shape[1], run.rank, run.world)
     losses = vp_cross_entropy(z[:, start:end].clone(), targets, start)
