@@ -4,8 +4,6 @@ the GPUs; and the torchrun script's refusal when processes outnumber GPUs. GPUs 
 machine has none."""
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -60,16 +58,25 @@ def test_n_below_two_is_refused(gpus):
         launch.plan([1])
 
 
-def test_torchrun_with_more_processes_than_gpus_refuses_and_says_what_to_run(tmp_path):
-    # One process of a 2-process torchrun job on a machine that reports 1 GPU.
-    code = ("import torch, sys; torch.cuda.is_available = lambda: True; torch.cuda.device_count = lambda: 1; "
-            f"sys.path.insert(0, {str(ROOT / 'lessons/tp-mlp/companion')!r}); import tp_mlp_lib, companionkit; "
-            "companionkit.torchrun_main(tp_mlp_lib.companion, [])")
-    env = {"RANK": "0", "WORLD_SIZE": "2", "LOCAL_RANK": "0", "LOCAL_WORLD_SIZE": "2", "PATH": "/usr/bin",
-           "PYTHONPATH": str(ROOT / "py")}  # this tree's companionkit, whatever the venv's path file says
-    run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
-    assert run.returncode == 2
-    assert "2 processes on this machine but 1 GPU" in run.stderr and "--cpu" in run.stderr
+def test_torchrun_with_more_processes_than_gpus_refuses_and_says_what_to_run(gpus, monkeypatch, capsys):
+    # Rank 0 of a 2-process torchrun job on a machine that reports 1 GPU, in this process (a
+    # subprocess would pay a torch start for a refusal): exit_now would end the process.
+    gpus(1)
+    for name, value in {"RANK": "0", "WORLD_SIZE": "2", "LOCAL_RANK": "0", "LOCAL_WORLD_SIZE": "2"}.items():
+        monkeypatch.setenv(name, value)
+
+    def exit_now(status):
+        raise SystemExit(status)
+
+    monkeypatch.setattr(launch, "exit_now", exit_now)
+    monkeypatch.syspath_prepend(str(ROOT / "lessons" / "tp-mlp" / "companion"))
+    import tp_mlp_lib
+
+    with pytest.raises(SystemExit) as exited:
+        launch.torchrun_main(tp_mlp_lib.companion, [])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert "2 processes on this machine but 1 GPU" in err and "--cpu" in err
 
 
 def test_a_lone_gpu_runs_the_local_sections_alone_in_this_process(monkeypatch, capsys):
