@@ -1,5 +1,5 @@
 """Starting the processes: NCCL with one process per GPU when there are at least two GPUs, gloo on
-CPU processes otherwise; spawned from a notebook or started by torchrun."""
+CPU processes otherwise; started from a notebook (start_ranks) or by torchrun."""
 
 import argparse
 import datetime
@@ -84,14 +84,13 @@ def launch(companion, world, backend, **options):
     with the rank's error when a section raised on one (the other ranks are stopped at once)."""
     if backend == "nccl" and world > gpu_count():
         raise ValueError(f"N = {world} asks for more processes than the {gpu_count()} GPUs here")
-    import torch.multiprocessing as mp
     from torch.multiprocessing.spawn import ProcessException
 
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "report.json")
         try:
-            mp.spawn(_spawned, args=(world, backend, free_port(), companion.module, out, options), nprocs=world, join=True)
+            start_ranks(_spawned, (world, backend, free_port(), companion.module, out, options), world)
         except ProcessException as exc:
             failures = aborted_ranks(tmp)
             if not failures:
@@ -105,6 +104,23 @@ def launch(companion, world, backend, **options):
     report["wall_s"] = round(time.perf_counter() - started, 3)
     print(Results.run_line(report), flush=True)
     return report
+
+
+def start_ranks(fn, args, world):
+    """Run fn(rank, *args) in `world` new processes and wait for them (torch's ProcessException
+    when one fails). Where the platform has it (Linux, macOS), the processes are forked from
+    multiprocessing's fork server, which imports torch once for every launch from this process:
+    a notebook's runs, or the mutation suite's, pay one torch start instead of one per rank per
+    launch. The server imports nothing else (each rank imports companionkit and the library from
+    its own sys.path, the launcher's) and initialises no GPU, so ranks may still use CUDA."""
+    import multiprocessing
+
+    import torch.multiprocessing as mp
+
+    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+    if method == "forkserver":
+        multiprocessing.set_forkserver_preload(["torch", "torch.distributed"])
+    mp.start_processes(fn, args=args, nprocs=world, join=True, start_method=method)
 
 
 def aborted_ranks(folder):
@@ -133,7 +149,7 @@ def _spawned(rank, world, backend, port, module, out, options):
 def abort(failure, folder=None):
     """This rank raised: say so on stderr with its traceback, leave its record in `folder` for the
     launcher, and end the process at once, without another collective or a teardown that could
-    wait on ranks still inside the section's collectives. Whoever started the ranks (mp.spawn,
+    wait on ranks still inside the section's collectives. Whoever started the ranks (start_ranks,
     torchrun) stops the others when one exits with an error."""
     print(f"companionkit: {failure}\n{failure.trace}", file=sys.stderr, flush=True)
     if folder is not None:

@@ -3,9 +3,9 @@ the checks it names FAIL (and no other). A lesson adds mutations as data in
 `companion/mutations.toml` (see docs/companion.md); tests/companion/test_mutations.py runs them.
 Entries are located and edits applied as for lessons' wrong.toml (lessonkit.edits).
 
-All of a lesson's copies, or several lessons' (run_many), run in one spawn of `world` gloo
+All of a lesson's copies, or several lessons' (run_many), run in one launch of `world` gloo
 processes: each copy is imported afresh from its own folder, so the cost of starting processes and
-torch is paid once. A copy that aborts (a section raised) ends that spawn; the copies after it run
+torch is paid once. A copy that aborts (a section raised) ends that launch; the copies after it run
 in a fresh one, so those that are declared to abort run last."""
 
 import importlib
@@ -139,13 +139,12 @@ def run(library, mutations, options, world=2):
 
 
 def run_many(suites, world=2):
-    """run() for several libraries [(library, mutations, options), ...] in one spawn of `world`
+    """run() for several libraries [(library, mutations, options), ...] in one launch of `world`
     gloo processes (torch and the process group are started once for all of them); returns one
     list of reports per library."""
-    import torch.multiprocessing as mp
     from torch.multiprocessing.spawn import ProcessException
 
-    from .launch import free_port
+    from .launch import free_port, start_ranks
 
     with tempfile.TemporaryDirectory() as tmp:
         jobs, keys = [], []
@@ -156,7 +155,7 @@ def run_many(suites, world=2):
                 write_copy(folder, library, copies[i])
                 jobs.append((str(folder), Path(library).stem, options))
                 keys.append((s, i, bool(copies[i] and copies[i].aborts)))
-        # Copies that abort their run go last: each abort costs a fresh spawn for the copies after it.
+        # Copies that abort their run go last: each abort costs a fresh launch for the copies after it.
         order = sorted(range(len(jobs)), key=lambda j: keys[j][2])
         jobs, keys = [jobs[j] for j in order], [keys[j] for j in order]
         timeout = max([120] + [o.get("timeout_s", 120) for _, _, o in jobs])
@@ -164,8 +163,7 @@ def run_many(suites, world=2):
         reports = []
         while len(reports) < len(jobs):
             try:
-                mp.spawn(_worker, args=(world, free_port(), jobs[len(reports):], str(out), timeout),
-                         nprocs=world, join=True)
+                start_ranks(_worker, (world, free_port(), jobs[len(reports):], str(out), timeout), world)
             except ProcessException as exc:
                 # A section raised on a rank (its record is in reports.jsonl.aborted) or a process died:
                 # keep what finished, record the copy as aborted or crashed, and go on with the next

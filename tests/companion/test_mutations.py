@@ -1,6 +1,6 @@
 """Every companion check can fail. Each lesson's companion/mutations.toml lists broken copies of its
 library (or of companionkit) and the checks each must make FAIL, or the section whose exception
-must stop every rank (`aborts`); the copies of all selected lessons run in one spawn of two gloo
+must stop every rank (`aborts`); the copies of all selected lessons run in one launch of two gloo
 processes (companionkit.mutate.run_many). A lesson adds mutations as data only."""
 
 import dataclasses
@@ -13,8 +13,8 @@ from companionkit import mutate
 
 ROOT = Path(__file__).resolve().parents[2]
 LESSONS = sorted(p.parents[1] for p in ROOT.glob("lessons/*/companion/mutations.toml"))
-# One test worker, one spawn: outcome() runs the copies of every lesson this session selected in
-# one spawn of two gloo processes (companionkit.mutate.run_many), the first time a test asks.
+# One test worker, one launch: outcome() runs the copies of every lesson this session selected in
+# one launch of two gloo processes (companionkit.mutate.run_many), the first time a test asks.
 pytestmark = pytest.mark.xdist_group("companion-mutations")
 CASES = [(lesson, i) for lesson in LESSONS for i in range(len(mutate.load(lesson / "companion" / "mutations.toml").mutations))]
 _reports = {}

@@ -147,7 +147,7 @@ def second(run):
 
 @pytest.mark.slow
 def test_one_rank_raising_stops_the_notebook_run_with_that_ranks_error(tmp_path, monkeypatch):
-    # The notebook's path (launch, mp.spawn); the torchrun path is torchrun's own stopping of the
+    # The notebook's path (launch, start_ranks); the torchrun path is torchrun's own stopping of the
     # other ranks once one exits non-zero, and the mutation suite proves the harness's.
     (tmp_path / "raising_lib.py").write_text(RAISES_ON_RANK_1)
     monkeypatch.syspath_prepend(str(tmp_path))

@@ -1,0 +1,54 @@
+"""What starting a companion's ranks costs, with each way of starting them.
+
+    .venv/bin/python bench/companion_launch_bench.py [--launches 3] [--world 2]
+
+For `spawn` (every rank a fresh Python that imports torch) and `forkserver` (companionkit's
+launch.start_ranks: the ranks are forked from a server that imported torch once per launching
+process), starts `--world` ranks `--launches` times in one process, each rank importing
+companionkit and joining a gloo group, and prints the wall seconds of each launch and of the
+whole run (CPU seconds are not comparable: the fork server's ranks are not the launcher's
+children, so nothing waits for them and their time is not reported). A benchmark, not a test.
+"""
+import argparse
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+CHILD = """
+import multiprocessing, sys, time
+import torch.multiprocessing as mp
+from companionkit import launch
+
+def rank(r, world, port):
+    launch.join("gloo", r, world, f"tcp://127.0.0.1:{port}", {"timeout_s": 120})
+    launch.leave(r, 0)
+
+if __name__ == "__main__":
+    method, launches, world = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    if method == "forkserver":
+        multiprocessing.set_forkserver_preload(["torch", "torch.distributed"])
+    for i in range(launches):
+        t = time.perf_counter()
+        mp.start_processes(rank, args=(world, launch.free_port()), nprocs=world, join=True, start_method=method)
+        print(f"  launch {i + 1}: {time.perf_counter() - t:.2f} s", flush=True)
+"""
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--launches", type=int, default=3)
+    parser.add_argument("--world", type=int, default=2)
+    args = parser.parse_args()
+    for method in ("spawn", "forkserver"):
+        started = time.perf_counter()
+        print(f"{method}, {args.world} ranks:", flush=True)
+        subprocess.run([sys.executable, "-c", CHILD, method, str(args.launches), str(args.world)], check=True,
+                       env={"PYTHONPATH": str(ROOT / "py"), "PATH": "/usr/bin:/bin"})
+        print(f"  {time.perf_counter() - started:.1f} s in all", flush=True)
+
+
+if __name__ == "__main__":
+    main()
