@@ -13,7 +13,7 @@ import torch
 import torch.nn.functional as F
 
 from companionkit import Companion, compare, measure
-from companionkit.formulas import gelu_tanh as gelu_formula
+from companionkit.formulas import gelu_tanh as gelu_formula, mlp_grads as reference_grads
 from companionkit.comparing import fmt, max_diff
 from companionkit.models import dtensor_mlp
 from companionkit.shards import block, seeded
@@ -67,13 +67,6 @@ def sgd_step(params, lr):
 
 
 # ---- what to expect: plain torch on the full tensors -------------------------------------------
-
-def reference_grads(X, A, B, G):
-    """dL/dX, dL/dA, dL/dB of L = sum(G * GeLU(XA)B), by autograd on the unsplit block."""
-    X, A, B = (t.detach().clone().requires_grad_() for t in (X, A, B))
-    (G * (gelu_formula(X @ A) @ B)).sum().backward()
-    return X.grad, A.grad, B.grad
-
 
 def full_weights(d, f, seed, dtype=torch.float64):
     return seeded(d, f, seed=seed, scale=1 / math.sqrt(d), dtype=dtype), seeded(f, d, seed=seed + 1, scale=1 / math.sqrt(f), dtype=dtype)

@@ -15,7 +15,7 @@ import torch
 import torch.nn.functional as F
 
 from companionkit import Companion, compare, measure, plots
-from companionkit.formulas import gelu_tanh as gelu_formula
+from companionkit.formulas import gelu_tanh as gelu_formula, mlp as reference_mlp, mlp_grads as reference_grads
 from companionkit.comparing import fmt, ints, max_diff
 from companionkit.models import dtensor_mlp
 from companionkit.shards import block, seeded
@@ -89,10 +89,6 @@ def row_shard(x, W, rank, world):
 
 
 # ---- what to expect: plain torch on the full tensors -------------------------------------------
-
-def reference_mlp(X, A, B):
-    return gelu_formula(X @ A) @ B
-
 
 def full_weights(d, f, dtype=torch.float64, seed=SEED):
     """One full A and B from one seed, identical on every rank and device (drawn on CPU)."""
@@ -195,12 +191,6 @@ def forward(run):
     tol = BF16_ULPS * torch.finfo(bf).eps * unsplit.abs().max().item()
     ok, detail = compare(got, unsplit, rtol=0, atol=tol)
     run.expect("bf16", f"bf16 TP output within {BF16_ULPS} eps · max|Y| of unsplit bf16 (atol {tol:.3f})", ok, detail)
-
-
-def reference_grads(X, A, B, G):
-    Xr, Ar, Br = (t.clone().requires_grad_() for t in (X, A, B))
-    (reference_mlp(Xr, Ar, Br) * G).sum().backward()
-    return Xr.grad, Ar.grad, Br.grad
 
 
 @companion.section("backward", "Backward with f and g: every rank gets the full dL/dX and its slices of dA, dB")
