@@ -4,12 +4,13 @@
 
 For `spawn` (every rank a fresh Python that imports torch) and `forkserver` (companionkit's
 launch.start_ranks: the ranks are forked from a server that imported torch once per launching
-process), starts `--world` ranks `--launches` times in one process, each rank importing
-companionkit and joining a gloo group, and prints the wall seconds of each launch and of the
-whole run (CPU seconds are not comparable: the fork server's ranks are not the launcher's
-children, so nothing waits for them and their time is not reported). A benchmark, not a test.
+process), starts `--world` ranks `--launches` times in one fresh process, each rank joining a
+gloo group, and prints the wall seconds of each launch and of the whole process (CPU seconds are
+not comparable: the fork server's ranks are not the launcher's children, so nothing waits for
+them and their time is not reported). A benchmark, not a test.
 """
 import argparse
+import multiprocessing
 import subprocess
 import sys
 import time
@@ -17,37 +18,42 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-CHILD = """
-import multiprocessing, sys, time
-import torch.multiprocessing as mp
-from companionkit import launch
 
 def rank(r, world, port):
+    from companionkit import launch
+
     launch.join("gloo", r, world, f"tcp://127.0.0.1:{port}", {"timeout_s": 120})
     launch.leave(r, 0)
 
-if __name__ == "__main__":
-    method, launches, world = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+
+def launches(method, count, world):
+    """In a fresh process: `count` launches of `world` ranks started with `method`."""
+    import torch.multiprocessing as mp
+
+    from companionkit import launch
+
     if method == "forkserver":
         multiprocessing.set_forkserver_preload(["torch", "torch.distributed"])
-    for i in range(launches):
+    for i in range(count):
         t = time.perf_counter()
         mp.start_processes(rank, args=(world, launch.free_port()), nprocs=world, join=True, start_method=method)
         print(f"  launch {i + 1}: {time.perf_counter() - t:.2f} s", flush=True)
-"""
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--launches", type=int, default=3)
     parser.add_argument("--world", type=int, default=2)
+    parser.add_argument("--child", choices=("spawn", "forkserver"), help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.child:
+        return launches(args.child, args.launches, args.world)
     for method in ("spawn", "forkserver"):
         started = time.perf_counter()
         print(f"{method}, {args.world} ranks:", flush=True)
-        subprocess.run([sys.executable, "-c", CHILD, method, str(args.launches), str(args.world)], check=True,
-                       env={"PYTHONPATH": str(ROOT / "py"), "PATH": "/usr/bin:/bin"})
-        print(f"  {time.perf_counter() - started:.1f} s in all", flush=True)
+        subprocess.run([sys.executable, __file__, "--child", method, "--launches", str(args.launches),
+                        "--world", str(args.world)], check=True, env={"PYTHONPATH": str(ROOT / "py"), "PATH": "/usr/bin:/bin"})
+        print(f"  {time.perf_counter() - started:.1f} s in all, with the process's own start", flush=True)
 
 
 if __name__ == "__main__":
