@@ -12,7 +12,6 @@ parallel plans) and the checks, which compare with the same model trained on one
 import copy
 
 import torch
-import torch.distributed as dist
 import torch.nn.functional as F
 from torch import nn
 
