@@ -92,6 +92,12 @@ def reduce_from_tp(y_partial, group=None):
     return ReduceFromTP.apply(y_partial, group)
 
 
+def expect_count(run, key, title, traffic, want):
+    """One verdict on CommDebugMode's counts (measure.Traffic) of one pass: exactly `want`
+    ({collective: count}; an empty dict: no communication)."""
+    return run.expect(key, title, traffic.counts == want, f"counted {traffic.counts}, wanted {want}")
+
+
 def expect_counts(run, key, title, forward, backward, want_forward, want_backward):
     """One verdict on CommDebugMode's counts (measure.Traffic) of a forward and a backward pass:
     both must be exactly the wanted {collective: count} (an empty dict: no communication)."""

@@ -16,7 +16,7 @@ import torch.nn.functional as F
 
 from companionkit import Companion, compare, measure
 from companionkit.shards import cols, rows
-from companionkit.tp import ReduceScatterToSP, all_gather, reduce_from_tp, reduce_scatter
+from companionkit.tp import ReduceScatterToSP, all_gather, expect_count, reduce_from_tp, reduce_scatter
 
 GIB = 2**30
 # GPT-3 size (Korthikanti et al., 2022) and the lesson's GiB per layer per GPU, three decimals.
@@ -188,8 +188,8 @@ def collectives(run):
     run.expect("equal", "all-gather(reduce-scatter(partials)) equals all-reduce(partials)", ok, detail)
     ok, detail = compare(chunk, rows(summed, run.rank, run.world))
     run.expect("chunk", "after the reduce-scatter rank i holds rows i·T/N … of the sum", ok, detail)
-    run.expect("counts", "CommDebugMode counts one reduce_scatter and one all_gather",
-               traffic.counts == {"reduce_scatter": 1, "all_gather": 1}, f"{traffic.counts}")
+    expect_count(run, "counts", "CommDebugMode counts one reduce_scatter and one all_gather", traffic,
+                 {"reduce_scatter": 1, "all_gather": 1})
     # What gloo or NCCL send for these two is not visible from Python. The course's own ring, written
     # with send/recv as a reduce-scatter then an all-gather (measure.ring_all_reduce), counts its bytes
     # and must sum like the backend's all-reduce.
@@ -242,11 +242,9 @@ def block(run):
     checks = [(name, *compare(got, want)) for name, got, want in grads]
     run.expect("backward", "dX_i, dA_i, dB_i and the all-reduced dγ, dβ equal one device's",
                all(ok for _, ok, _ in checks), "; ".join(f"{name}: {d}" for name, _, d in checks))
-    run.expect("counts", f"forward: CommDebugMode counts {BLOCK_FORWARD}, the lesson's pair",
-               fwd.counts == BLOCK_FORWARD, f"{fwd.counts}")
+    expect_count(run, "counts", f"forward: CommDebugMode counts {BLOCK_FORWARD}, the lesson's pair", fwd, BLOCK_FORWARD)
     want_bwd = {"all_gather": 2, "reduce_scatter": 1, "all_reduce": 2}
-    run.expect("backward-counts", f"backward: {want_bwd} (the re-gather, the mirrors, γ and β)",
-               bwd.counts == want_bwd, f"{bwd.counts}")
+    expect_count(run, "backward-counts", f"backward: {want_bwd} (the re-gather, the mirrors, γ and β)", bwd, want_bwd)
 
     # bf16: the SP block on bf16 shards against the fp64 one-device block of the same rounded
     # inputs, allowed 16 bf16 roundings of the output's magnitude (LayerNorm, two GEMMs, GeLU, the sums).
@@ -295,8 +293,8 @@ def pytorch(run):
     out, traffic = measure.collectives(lambda: model(x_i))
     ok, detail = compare(out.squeeze(0), rows(Y, run.rank, run.world))
     run.expect("forward", "PyTorch's SP plan gives rank i chunk i of the one-device block", ok, detail)
-    run.expect("counts", f"forward: CommDebugMode counts {BLOCK_FORWARD}, as the lesson says",
-               traffic.counts == BLOCK_FORWARD, f"{traffic.counts}")
+    expect_count(run, "counts", f"forward: CommDebugMode counts {BLOCK_FORWARD}, as the lesson says", traffic,
+                 BLOCK_FORWARD)
     out.backward(rows(dY, run.rank, run.world).unsqueeze(0))
     # The weights are DTensors: fc1 sharded by rows of its (F, D) weight, fc2 by columns, the
     # LayerNorm's replicated; their gradients are each rank's tokens' share, a pending sum

@@ -16,6 +16,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from companionkit import Companion, compare, measure
+from companionkit.tp import expect_count
 
 # Seed 003: the one-GPU losses of its 5 iterations; its TP run agreed to ~1e-6.
 SEED_LOSSES = [10.9398, 3.4371, 1.5810, 0.4537, 0.1265]
@@ -198,8 +199,8 @@ def counts(run):
         _, bwd = measure.collectives(lambda: loss.backward())
         want_fwd, want_bwd = PYTORCH_COUNTS[sp]
         name = "sp" if sp else "tp"
-        run.expect(f"{name}-forward", f"{'TP + SP' if sp else 'TP'} forward: {want_fwd}", fwd.counts == want_fwd, f"{fwd.counts}")
-        run.expect(f"{name}-backward", f"{'TP + SP' if sp else 'TP'} backward: {want_bwd}", bwd.counts == want_bwd, f"{bwd.counts}")
+        expect_count(run, f"{name}-forward", f"{'TP + SP' if sp else 'TP'} forward: {want_fwd}", fwd, want_fwd)
+        expect_count(run, f"{name}-backward", f"{'TP + SP' if sp else 'TP'} backward: {want_bwd}", bwd, want_bwd)
 
 
 # ---- activation memory: the lesson's formula for this model ----------------------------------

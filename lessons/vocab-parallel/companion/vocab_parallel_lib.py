@@ -17,7 +17,7 @@ import torch.nn.functional as F
 
 from companionkit import Companion, compare, measure
 from companionkit.comparing import fmt
-from companionkit.tp import CopyToTP, ReduceFromTP, expect_counts
+from companionkit.tp import CopyToTP, ReduceFromTP, expect_count, expect_counts
 
 # The lesson's worked example: V = 8 over 2 GPUs, two tokens.
 EXAMPLE_Z = [[1.0, 3.0, 0.0, 2.0, 4.0, 1.0, 0.0, 2.0], [0.0, 5.0, 1.0, 2.0, 1.0, 0.0, 2.0, 1.0]]
@@ -188,7 +188,7 @@ def embedding(run):
     out, fwd = measure.collectives(lambda: vp_embedding(ids, E_i, start))
     ok, detail = compare(out, F.embedding(ids, E), rtol=0, atol=1e-12)
     run.expect("forward", "the sum of the masked lookups equals F.embedding on the full table (fp64)", ok, detail)
-    run.expect("counts", "CommDebugMode: one all-reduce", fwd.counts == {"all_reduce": 1}, f"forward {fwd.counts}")
+    expect_count(run, "counts", "CommDebugMode: one all-reduce", fwd, {"all_reduce": 1})
     weights = torch.arange(1.0, out.numel() + 1, dtype=out.dtype, device=out.device).reshape(out.shape)
     (out * weights).sum().backward()
     Ef = E.clone().requires_grad_()
