@@ -1,6 +1,8 @@
 """Every lesson's page in the real browser: it renders and loads Python with no console
 errors, every widget it declares mounts and reacts to an edit, and axe-core finds no serious or
-critical violation in either language or colour theme (tests/a11y.py). The minimal widget of
+critical violation in either language or colour theme (tests/a11y.py); in Polish no English is
+left visible and nothing is wider than a phone, photographed at desktop and phone width into
+artifacts/screenshots/ (look at them). The minimal widget of
 docs/widgets.md, added to a scaffolded lesson, mounts, recomputes and runs the learner's code.
 One isolation mode (cross-origin isolated): both modes are the hardening suites' business."""
 from __future__ import annotations
@@ -66,6 +68,17 @@ def test_the_page_renders_loads_python_and_every_widget_reacts(open_page, isolat
     # Accessibility, on the page as it is now (Python ready, widgets edited).
     found = every_variant(page)
     assert found == {variant: [] for variant in found}
+    # every_variant left the page in Polish: photographed at desktop and phone width (a look for
+    # people, not an assertion about looks); asserted: no English block left visible, nothing
+    # widens the page past a phone's screen.
+    assert page.locator("html").get_attribute("lang") == "pl"
+    assert page.locator('.lang-block[data-lang="en"]:visible').count() == 0
+    page.emulate_media(color_scheme="light")
+    for width in (1300, 390):
+        page.set_viewport_size({"width": width, "height": 950})
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        page.screenshot(path=str(SHOTS / f"pl-{lesson.id}-{width}.png"), full_page=True)
+    assert page.errors == []
 
 
 def docs_widget() -> str:
