@@ -114,7 +114,7 @@ function settle() {
   }
   const announcer = Object.assign(document.createElement("p"), { className: "visually-hidden", id: "page-announcer" });
   announcer.setAttribute("role", "status");
-  document.body.append(announcer);
+  (document.querySelector("main") ?? document.body).append(announcer);
   // Filled once the empty region exists, so that it is announced.
   requestAnimationFrame(() => {
     announcer.textContent = document.title;

@@ -64,7 +64,8 @@ class Countdown {
 export class PythonWorker {
   /**
    * @param {object} config  the page's lesson config: {lesson, urls (absolute), sha256, downloadBytes}
-   * @param {object} hooks   {onProgress({stage, loaded, total}), onReady(), onFailure(message)}
+   * @param {object} hooks   {onProgress({stage, loaded, total}), onReady(), onFailure(message)}:
+   *                         the page shown now's (replaced when the page moves to another lesson)
    */
   constructor(config, hooks) {
     this.config = config;
@@ -89,7 +90,7 @@ export class PythonWorker {
       this.interrupt = new Int32Array(new SharedArrayBuffer(4));
       this.link = new LearnerLink(() => this.config, this.channel);
       this.startGrader();
-      this.grader.onProgress = this.hooks.onProgress;
+      this.grader.onProgress = (p) => this.hooks.onProgress(p);
       // The warm-up runs through both workers, so it is the first job: a Run pressed before it
       // waits behind it, and Stop leaves it alone.
       this.ready = this.enqueue({ type: "grade", source: this.config.lesson.starter, lang: "en", warmUp: true })
@@ -100,7 +101,7 @@ export class PythonWorker {
       this.spares = new Spares(() => new PythonProcess(this.config, "single"));
       this.single = this.spares.take();
       this.listen(this.single);
-      this.single.onProgress = this.hooks.onProgress;
+      this.single.onProgress = (p) => this.hooks.onProgress(p);
       this.ready = this.single.ready;  // the single role warms up before it says ready
     }
     this.ready.then(() => {
