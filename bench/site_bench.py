@@ -20,9 +20,11 @@ Figures, medians over --runs:
   later run  a second Run -> result
   grading    of that later Run, the time the report says grading took inside the worker (the
              grader's, with its calls to the learner, when isolated): the part no page work is in
-  stop run   (warm visit) Stop pressed while a check loops in the learner's gelu, then Run of the
-             reference at once -> result: what Stop costs the next Run (Stop -> ready, plus a Run)
-  next ready (warm visit) the "Next" link clicked -> the next lesson (fg-backward) says ready
+  stop run   (warm visit, the page idle: every worker it started has booted) Stop pressed while
+             a check loops in the learner's gelu, then Run of the reference at once -> result:
+             what Stop costs the next Run (Stop -> ready, plus a Run)
+  next ready (warm visit, idle again) the "Next" link clicked -> the next lesson (fg-backward)
+             says ready
   next run   then Run of its reference pressed at once -> result
   MB         bytes the server sent for the visit (compressed bytes where it sent .br)
   RSS MB     the resident memory of the browser's renderer processes once the page is ready and
@@ -88,13 +90,22 @@ BARE_WORKER = """importScripts("pyodide/pyodide.js");
 # Records when the lesson page says ready, when each result shows, and the last report's own
 # grading time (duration_ms) as a worker posts it.
 LESSON_PROBE = """
+window.__pythons = [];  // {ready, ended} of every worker started: idle once all live ones are ready
 const ProbedWorker = window.Worker;
 window.Worker = class extends ProbedWorker {
   constructor(...args) {
     super(...args);
+    const record = { ready: false, ended: false };
+    window.__pythons.push(record);
+    this.__record = record;
     this.addEventListener("message", ({ data }) => {
       if (data && data.type === "report") window.__gradingMs = data.report.duration_ms;
+      if (data && data.type === "ready") record.ready = true;
     });
+  }
+  terminate() {
+    this.__record.ended = true;
+    return super.terminate();
   }
 };
 window.__readyFor = {};
@@ -193,6 +204,9 @@ def timed_run(page) -> float:
     return wait_result(page) - started
 
 
+IDLE = "window.__pythons.filter((w) => !w.ended).every((w) => w.ready)"
+
+
 def evaluate_across_loads(page, expression: str):
     """`page.evaluate`, retried while a navigation replaces the document (a full page load)."""
     end = time.monotonic() + TIMEOUT_MS / 1000
@@ -259,7 +273,12 @@ def lesson_visit(context, url: str, references: dict, server, run_at_once: bool,
     time.sleep(3.0)  # the spare worker started after the runs gets ready
     row["rss"] = renderer_rss_mb(profile)
     if not run_at_once:
+        # An idle page (past any spare's idle delay, every worker it started booted): Stop and
+        # the next lesson as a learner who reads between Runs meets them.
+        page.wait_for_function(IDLE, timeout=TIMEOUT_MS)
         row["stop run"] = stop_then_run(page, looping_gelu(reference), reference)
+        time.sleep(1.5)
+        page.wait_for_function(IDLE, timeout=TIMEOUT_MS)
         row["next ready"], row["next run"] = next_lesson(page)
     # The cold visit installs the service worker: let it finish, so the warm visit gets it.
     page.evaluate("navigator.serviceWorker && navigator.serviceWorker.ready.then(() => true)")
