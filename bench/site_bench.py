@@ -20,6 +20,12 @@ Figures, medians over --runs:
   later run  a second Run -> result
   grading    of that later Run, the time the report says grading took inside the worker (the
              grader's, with its calls to the learner, when isolated): the part no page work is in
+  stop run   (warm visit, the page idle: every worker it started has booted) Stop pressed while
+             a check loops in the learner's gelu, then Run of the reference at once -> result:
+             what Stop costs the next Run (Stop -> ready, plus a Run)
+  next ready (warm visit, idle again) the "Next" link clicked -> the next lesson (fg-backward)
+             says ready
+  next run   then Run of its reference pressed at once -> result
   MB         bytes the server sent for the visit (compressed bytes where it sent .br)
   RSS MB     the resident memory of the browser's renderer processes once the page is ready and
              has graded twice (its Python workers live there: isolated, a grader, a learner and
@@ -55,6 +61,7 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
 LESSON = "tp-mlp"
+NEXT_LESSON = "fg-backward"  # tp-mlp's "Next" link
 TIMEOUT_MS = 180_000
 DIST = ROOT / ".cache" / "bench-dist"
 UPSTREAM_CORE = ["pyodide.js", "pyodide.asm.js", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"]
@@ -83,18 +90,32 @@ BARE_WORKER = """importScripts("pyodide/pyodide.js");
 # Records when the lesson page says ready, when each result shows, and the last report's own
 # grading time (duration_ms) as a worker posts it.
 LESSON_PROBE = """
+window.__pythons = [];  // {ready, ended} of every worker started: idle once all live ones are ready
 const ProbedWorker = window.Worker;
 window.Worker = class extends ProbedWorker {
   constructor(...args) {
     super(...args);
+    const record = { ready: false, ended: false };
+    window.__pythons.push(record);
+    this.__record = record;
     this.addEventListener("message", ({ data }) => {
       if (data && data.type === "report") window.__gradingMs = data.report.duration_ms;
+      if (data && data.type === "ready") record.ready = true;
     });
   }
+  terminate() {
+    this.__record.ended = true;
+    return super.terminate();
+  }
 };
+window.__readyFor = {};
 new MutationObserver(() => {
   const progress = document.getElementById('python-progress');
   if (progress && progress.dataset.state === 'ready' && !window.__readyAt) window.__readyAt = Date.now();
+  // Per lesson: a page that swaps lessons in place keeps this window (and its first __readyAt).
+  const config = document.getElementById('lesson-config');
+  const id = config && JSON.parse(config.textContent).lesson.id;
+  if (id && progress && progress.dataset.state === 'ready' && !window.__readyFor[id]) window.__readyFor[id] = Date.now();
   const status = document.getElementById('run-status');
   if (status && ['passed', 'failed', 'error'].includes(status.dataset.state) && !window.__resultAt) {
     window.__resultAt = Date.now();
@@ -183,14 +204,57 @@ def timed_run(page) -> float:
     return wait_result(page) - started
 
 
-def lesson_visit(context, url: str, reference: str, server, run_at_once: bool, profile: str) -> dict:
+IDLE = "window.__pythons.filter((w) => !w.ended).every((w) => w.ready)"
+
+
+def evaluate_across_loads(page, expression: str):
+    """`page.evaluate`, retried while a navigation replaces the document (a full page load)."""
+    end = time.monotonic() + TIMEOUT_MS / 1000
+    while time.monotonic() < end:
+        try:
+            value = page.evaluate(expression)
+        except Exception:  # the execution context went with the old document
+            value = None
+        if value:
+            return value
+        time.sleep(0.02)
+    raise SystemExit(f"timed out waiting for {expression} on {page.url}")
+
+
+def stop_then_run(page, looping: str, reference: str) -> float:
+    """Stop while a check loops in gelu, then Run the reference at once: Stop -> result (ms)."""
+    upload = lambda name, text: page.set_input_files(
+        "#upload-file", files=[{"name": name, "mimeType": "text/x-python", "buffer": text.encode()}])
+    upload("looping.py", looping)
+    page.get_by_role("button", name="Run", exact=True).click()
+    page.wait_for_selector("#results li", timeout=TIMEOUT_MS)
+    time.sleep(0.5)  # inside the loop
+    page.evaluate("window.__resultAt = 0")
+    started = page.evaluate("Date.now()")
+    page.get_by_role("button", name="Stop", exact=True).click()
+    upload("solution.py", reference)
+    page.get_by_role("button", name="Run", exact=True).click()
+    return wait_result(page) - started
+
+
+def next_lesson(page) -> tuple[float, float]:
+    """Clicks "Next" (to NEXT_LESSON): -> (its ready, Run of its saved reference -> result), ms."""
+    started = page.evaluate("Date.now()")
+    page.locator("nav.lesson-nav a[rel=next]").click()
+    ready = evaluate_across_loads(page, f"window.__readyFor && window.__readyFor[{json.dumps(NEXT_LESSON)}]")
+    return ready - started, timed_run(page)
+
+
+def lesson_visit(context, url: str, references: dict, server, run_at_once: bool, profile: str) -> dict:
     """One visit: with `run_at_once`, Run is pressed on arrival (result); otherwise right after
-    ready (first run). Then one later Run."""
+    ready (first run), then Stop and the next lesson. Then one later Run."""
     page = context.new_page()
     page.add_init_script(LESSON_PROBE)
     # As if written on an earlier visit (the key is namespaced by the site's path: "/" here).
-    saved = json.dumps({"code": reference, "starter": None})
-    page.add_init_script(f"localStorage.setItem({json.dumps('tp-course:/:lesson:' + LESSON)}, {json.dumps(saved)})")
+    for slug in (LESSON, NEXT_LESSON):
+        saved = json.dumps({"code": references[slug], "starter": None})
+        page.add_init_script(f"localStorage.setItem({json.dumps('tp-course:/:lesson:' + slug)}, {json.dumps(saved)})")
+    reference = references[LESSON]
     before = server.sent_bytes
     start = visit_start(page)
     page.goto(url)
@@ -208,12 +272,25 @@ def lesson_visit(context, url: str, reference: str, server, run_at_once: bool, p
     row["isolated"] = page.evaluate("crossOriginIsolated")
     time.sleep(3.0)  # the spare worker started after the runs gets ready
     row["rss"] = renderer_rss_mb(profile)
+    if not run_at_once:
+        # An idle page (past any spare's idle delay, every worker it started booted): Stop and
+        # the next lesson as a learner who reads between Runs meets them.
+        page.wait_for_function(IDLE, timeout=TIMEOUT_MS)
+        row["stop run"] = stop_then_run(page, looping_gelu(reference), reference)
+        time.sleep(1.5)
+        page.wait_for_function(IDLE, timeout=TIMEOUT_MS)
+        row["next ready"], row["next run"] = next_lesson(page)
     # The cold visit installs the service worker: let it finish, so the warm visit gets it.
     page.evaluate("navigator.serviceWorker && navigator.serviceWorker.ready.then(() => true)")
     time.sleep(1.0)
     row["bytes"] = server.sent_bytes - before
     page.close()
     return row
+
+
+def looping_gelu(reference: str) -> str:
+    """The reference with a gelu that never returns."""
+    return reference.replace("def gelu(x):\n", "def gelu(x):\n    while True:\n        pass\n", 1)
 
 
 def bare_visit(context, url: str, server, profile: str) -> dict:
@@ -230,7 +307,7 @@ def bare_visit(context, url: str, server, profile: str) -> dict:
     return row
 
 
-def measure(runs: int, dist: Path, reference: str) -> dict:
+def measure(runs: int, dist: Path, reference: dict) -> dict:
     bare_root = make_bare_root()
     plain, plain_url = start_server(dist, isolated=False)
     isolated, isolated_url = start_server(dist, isolated=True)
@@ -276,13 +353,13 @@ def median(rows: list[dict], key: str) -> float | None:
 
 
 def report(samples: dict, runs: int):
-    keys = ("ready", "result", "first run", "later run", "grading")
+    keys = ("ready", "result", "first run", "later run", "grading", "stop run", "next ready", "next run")
     print(f"\nmedians of {runs} run{'s' * (runs != 1)} (ms; MB sent by the server)")
-    print(f"{'':16}" + "".join(f"{k:>11}" for k in keys) + f"{'MB':>8}{'RSS MB':>8}{'isolated':>10}")
+    print(f"{'':14}" + "".join(f"{k:>11}" for k in keys) + f"{'MB':>8}{'RSS MB':>8}{'isolated':>10}")
     for name, rows in samples.items():
         cells = [median(rows, k) for k in keys]
         iso = "-" if name.startswith("bare") else str(all(r["isolated"] for r in rows)).lower()
-        print(f"{name:16}" + "".join(f"{c:>11.0f}" if c is not None else f"{'-':>11}" for c in cells)
+        print(f"{name:14}" + "".join(f"{c:>11.0f}" if c is not None else f"{'-':>11}" for c in cells)
               + f"{median(rows, 'bytes') / 1e6:>8.2f}{median(rows, 'rss'):>8.0f}{iso:>10}")
     bare_cold, bare_warm = samples["bare cold"], samples["bare warm"]
     print("\nratios to the bare page                     plain  isolated   goal")
@@ -294,6 +371,7 @@ def report(samples: dict, runs: int):
     ratio_row("cold first result / bare cold ready", "result", lambda m: samples[f"{m} cold"], bare_cold, "ready", "")
     ratio_row("warm first result / bare warm ready", "result", lambda m: samples[f"{m} warm"], bare_warm, "ready", "")
     ratio_row("cold bytes / bare cold bytes", "bytes", lambda m: samples[f"{m} cold"], bare_cold, "bytes", "<= 0.55")
+    ratio_row("next lesson ready / bare warm ready", "next ready", lambda m: samples[f"{m} warm"], bare_warm, "ready", "<= 0.10")
     # What two interpreters cost at least: the isolated page against two bare workers at once.
     print("\nratios to two bare workers at once           plain  isolated")
     for label, state in (("cold ready / bare x2 cold ready", "cold"), ("warm ready / bare x2 warm ready", "warm")):
@@ -318,8 +396,8 @@ def main():
     if not args.no_build:
         subprocess.run([sys.executable, str(ROOT / "build.py"), "--out", str(args.dist), "--lessons", str(args.lessons)],
                        check=True)
-    reference = (ROOT / "lessons" / LESSON / "reference.py").read_text()
-    report(measure(args.runs, args.dist, reference), args.runs)
+    references = {slug: (ROOT / "lessons" / slug / "reference.py").read_text() for slug in (LESSON, NEXT_LESSON)}
+    report(measure(args.runs, args.dist, references), args.runs)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,8 @@ helpers that drive a lesson page the way a learner does.
 Fixtures: built_site, isolation, site_url, lesson_url, browser, context, page, lesson_page,
 short_limits_lesson, short_limits_url and short_limits_page (tp-mlp with short time limits),
 python_ready, set_code, editor_text, run_checks, screenshot; RECORD_WORKERS and `workers(page)`
-for what the page did with its Python workers. Every test that uses site_url (directly or
+for what the page did with its Python workers; RECORD_BOOTS and `boots(page)` for every Python
+worker the tab started, across page loads. Every test that uses site_url (directly or
 through page/lesson_page) runs once per isolation mode.
 """
 from __future__ import annotations
@@ -74,6 +75,38 @@ def pytest_collection_modifyitems(items):
         callspec = getattr(item, "callspec", None)
         if group and callspec and "isolation" in callspec.params:
             item.add_marker(pytest.mark.xdist_group(f"{group.args[0]}-{callspec.params['isolation']}"))
+
+
+# Every Python worker started in this tab, by role, and "verdict" each time a Run's result shows,
+# in order and across page loads (sessionStorage): a page that reloaded to show another lesson
+# would log its new workers here (an init script, like RECORD_WORKERS).
+RECORD_BOOTS = """
+(() => {
+  const log = (entry) => {
+    const all = JSON.parse(sessionStorage.getItem("test:boots") || "[]");
+    all.push(entry);
+    sessionStorage.setItem("test:boots", JSON.stringify(all));
+  };
+  const BootingWorker = window.Worker;
+  window.Worker = class extends BootingWorker {
+    postMessage(message, ...rest) {
+      if (message && message.type === "init") log(message.role);
+      return super.postMessage(message, ...rest);
+    }
+  };
+  let last = null;
+  new MutationObserver(() => {
+    const state = document.getElementById("run-status")?.dataset.state;
+    if (state !== last && ["passed", "failed", "error"].includes(state)) log("verdict");
+    last = state;
+  }).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ["data-state"] });
+})();
+"""
+
+
+def boots(page) -> list[str]:
+    """The tab's log of RECORD_BOOTS: worker roles as they started, and "verdict"s."""
+    return page.evaluate("JSON.parse(sessionStorage.getItem('test:boots') || '[]')")
 
 
 # Every report the page receives from a worker (the warm-up's included), as it arrives (an init
@@ -171,14 +204,15 @@ def goto_cleared(page, url: str):
 
 def open_ready_page(context, url: str):
     """A new tab on the lesson page `url`, the site's storage cleared first, Python ready, its
-    workers and reports recorded (RECORD_WORKERS, RECORD_REPORTS) and uncaught exceptions in
-    `page.errors`: for a module's tests that share one page (a page's Python costs a test more
+    workers, boots and reports recorded (RECORD_WORKERS, RECORD_BOOTS, RECORD_REPORTS) and
+    uncaught exceptions in `page.errors`: for a module's tests that share one page (a page's Python costs a test more
     than the rest of it)."""
     page = context.new_page()
     page.errors = []
     page.on("pageerror", lambda e: page.errors.append(f"pageerror: {e}"))
     page.add_init_script(RECORD_WORKERS)
     page.add_init_script(RECORD_REPORTS)
+    page.add_init_script(RECORD_BOOTS)
     goto_cleared(page, url)
     page.wait_for_selector("#python-progress[data-state=ready]", timeout=READY_TIMEOUT_MS)
     return page

@@ -113,6 +113,17 @@ def test_a_plain_host_is_isolated_once_the_service_worker_runs_then_works_offlin
     assert page.evaluate("crossOriginIsolated") is True
     state, text = grade_reference(page, set_code, run_checks)
     assert state == "passed", text
+    # Every other lesson, "Next" after "Next" in the same page (its Python moving along): each
+    # page and lesson.zip comes from the service worker's cache.
+    before = len(workers(page))
+    while (following := page.locator("nav.lesson-nav a[rel=next]")).count():
+        slug = following.get_attribute("href").split("/")[1]
+        following.click()
+        page.wait_for_url(f"**/lessons/{slug}/index.html")
+        page.wait_for_selector("#python-progress[data-state=ready]", timeout=READY_TIMEOUT_MS)
+    assert page.evaluate("JSON.parse(document.getElementById('lesson-config').textContent).lesson.id") == slug
+    assert run_checks(page)[0] == "failed"  # the last lesson's starter, graded offline
+    assert len(workers(page)) - before <= 1, workers(page)  # at most the spare that Run asked for
     # The home page too, and the lesson from it.
     page.goto(url + "index.html")
     page.locator(f"a[href=\"{LESSON_PATH}\"]").first.click()

@@ -13,7 +13,7 @@ import pytest
 from lessonkit import golden, load_lesson
 from lessonkit.lesson import match_ids
 
-from conftest import READY_TIMEOUT_MS, RECORD_WORKERS, open_ready_page, workers
+from conftest import READY_TIMEOUT_MS, RECORD_WORKERS, boots, open_ready_page, workers
 
 ROOT = Path(__file__).resolve().parents[2]
 LESSON_DIR = ROOT / "lessons" / "tp-mlp"
@@ -88,11 +88,11 @@ def test_python_loads_in_the_background_with_visible_progress(page, lesson_url, 
     page.keyboard.insert_text("\n# typed while loading\n")
     python_ready(page)
     assert any(re.search(r"Downloading Python: \d+\.\d of \d+\.\d MB", s) for s in seen), seen[:5]
-    # A page that is only read holds the Pythons its first Run needs and no more: a spare starts
-    # once a Run has used one (test_learner_code_runs_apart_from_the_grader). Past the page's
-    # idle delay before a spare (1 s):
+    # A page holds the Pythons its first Run needs and one spare, started once the page is idle
+    # after ready (the next Run's, or Stop's replacement), and no more. Past the page's idle
+    # delay before a spare (0.3 s):
     page.wait_for_timeout(2000)
-    want = ["grader", "learner"] if isolation == "isolated" else ["single"]
+    want = ["grader", "learner", "learner"] if isolation == "isolated" else ["single", "single"]
     assert sorted(w["role"] for w in workers(page)) == want, workers(page)
     assert "Python is ready" in page.locator("#python-progress").inner_text()
     assert page.get_by_role("button", name="Run", exact=True).is_enabled()
@@ -323,6 +323,50 @@ def test_reference_and_wrong_gallery_grade_as_in_cpython(shared_page, set_code, 
             mismatches[name] = {k: (want.get(k), got.get(k)) for k in want.keys() | got.keys()
                                 if want.get(k) != got.get(k)}
     assert mismatches == {}, json.dumps(mismatches, indent=1, ensure_ascii=False)[:4000]
+
+
+ALL_WORKERS_READY = "window.__workers.filter((w) => !w.ended).every((w) => w.ready)"
+
+
+@ON_SHARED_PAGE
+def test_next_lesson_and_back_keep_python_loaded(shared_page, set_code, run_checks, editor_text, isolation):
+    """"Next" shows the next lesson in the same page: no Python worker starts between the click
+    and the verdict of a Run there (counted in the tab's log, which a page load would add its
+    new workers to), the Run grades the new lesson, and Back and Forward return to each
+    lesson's own code."""
+    page = shared_page
+    # The spare, started once the page was idle, has booted: anything starting from here is a boot.
+    page.wait_for_function(ALL_WORKERS_READY, timeout=READY_TIMEOUT_MS)
+    set_code(page, "# my tp-mlp\n" + STARTER)
+    logged = len(boots(page))
+    page.get_by_role("navigation", name="Lessons").get_by_role("link").first.click()
+    page.wait_for_url("**/lessons/fg-backward/index.html")
+    page.wait_for_selector("#python-progress[data-state=ready]", timeout=READY_TIMEOUT_MS)
+    focused = page.evaluate("document.activeElement.tagName")
+    state, text = run_checks(page)
+    after = boots(page)[logged:]
+    assert after[:after.index("verdict")] == [], after
+    assert state == "failed", text  # fg-backward's starter
+    assert page.evaluate("window.__reports")[-1]["lesson"] == "fg-backward"
+    assert "The f and g operators" in page.title()
+    assert focused == "H1"  # its heading, read out by a screen reader
+
+    page.locator(".cm-content").focus()
+    page.keyboard.press("ControlOrMeta+End")
+    page.keyboard.insert_text("\n# my fg-backward\n")
+    page.go_back()
+    page.wait_for_url("**/lessons/tp-mlp/index.html")
+    page.wait_for_selector("#python-progress[data-state=ready]", timeout=READY_TIMEOUT_MS)
+    assert editor_text(page).startswith("# my tp-mlp\n")
+    page.go_forward()
+    page.wait_for_url("**/lessons/fg-backward/index.html")
+    assert editor_text(page).endswith("# my fg-backward\n")
+    page.go_back()
+    page.wait_for_selector("#python-progress[data-state=ready]", timeout=READY_TIMEOUT_MS)
+    set_code(page, REFERENCE)
+    assert run_checks(page)[0] == "passed"
+    assert "verdict" in boots(page)[logged:] and "grader" not in boots(page)[logged:]
+    assert page.errors == []
 
 
 @pytest.mark.python_loading

@@ -1,7 +1,7 @@
 """The learner's code in the browser's storage, in real Chromium. When the browser cannot keep
 it (localStorage filled to its quota), a pasted solution is not saved and the page says so (in
 the page's language), offers the code as a download, keeps it in the editor and warns before the
-page is left; once saving works again the notice goes and the code survives a reload. The
+page is left (a move to another lesson included); once saving works again the notice goes and the code survives a reload. The
 starter the code grows from is the one of the page's language, and follows it until edited.
 
 Saving does not depend on cross-origin isolation, so these run once, on the isolated site."""
@@ -66,6 +66,16 @@ def test_a_save_over_the_quota_is_reported_with_a_download(lesson_page, set_code
     page.wait_for_timeout(1000)
     assert dialogs == ["beforeunload"]
     assert editor_text(page) == BIG_SOLUTION
+    # So does a move to the next lesson: not in place (navigation.js), since the editor's text
+    # would go with the page, but as an ordinary navigation the browser asks about first.
+    page.get_by_role("navigation", name="Lessons").get_by_role("link").first.click()
+    for _ in range(100):
+        if len(dialogs) == 2:
+            break
+        page.wait_for_timeout(200)
+    assert dialogs == ["beforeunload"] * 2
+    assert page.url.endswith(f"/lessons/{LESSON}/index.html")
+    assert editor_text(page) == BIG_SOLUTION
 
     # In the learner's language.
     page.locator("[data-lang-choice=pl]").click()
@@ -80,7 +90,7 @@ def test_a_save_over_the_quota_is_reported_with_a_download(lesson_page, set_code
     page.keyboard.insert_text("\n# saved at last\n")
     assert notice.is_hidden()
     page.reload()
-    assert dialogs == ["beforeunload"]
+    assert dialogs == ["beforeunload"] * 2
     assert editor_text(page) == BIG_SOLUTION + "\n# saved at last\n"
     assert page.errors == []
 

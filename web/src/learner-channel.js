@@ -9,9 +9,10 @@ import { answer } from "./worker/channel.js";
 import { PythonProcess, Spares } from "./spare-workers.js";
 
 export class LearnerLink {
+  /** `config()`: the page config workers start with now (it changes with the lesson). */
   constructor(config, channel) {
     this.channel = channel;
-    this.spares = new Spares(() => new PythonProcess(config, "learner"));
+    this.spares = new Spares(() => new PythonProcess(config(), "learner"));
     this.pending = null;  // {id, seq, learner, onAnswer}
     this.ids = 0;
     // Set when the learner worker was replaced with no request waiting (it died between

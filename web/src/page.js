@@ -1,6 +1,8 @@
 // A lesson page: starts Python in the background, wires the editor, Run/Stop/Reset, the results,
 // hints, the language switch, progress and the live widgets. The home page loads this too: it
-// finds no lesson and shows each lesson's progress instead.
+// finds no lesson and shows each lesson's progress instead. Moving to another page of the
+// course swaps the page in place (navigation.js) and mounts it again here: Python, once
+// started, stays loaded and moves to the new lesson.
 
 import "./page.css";
 import { createEditor } from "./editor.js";
@@ -13,6 +15,7 @@ import { uiText } from "./ui-text.js";
 import { mountWidgets } from "./widgets-host.js";
 import { showHomeProgress } from "./home.js";
 import { isolate, registerServiceWorker } from "./offline.js";
+import { startNavigation } from "./navigation.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -27,7 +30,7 @@ function readConfig() {
 
 // A formula wider than its column scrolls sideways: make exactly those reachable by keyboard
 // (arrow keys scroll a focused box), and recheck when the width changes.
-function focusableWideFormulas(doc) {
+function focusableWideFormulas(doc, cleanups) {
   const update = () => {
     for (const box of doc.querySelectorAll(".prose .katex-display")) {
       if (box.scrollWidth > box.clientWidth) box.tabIndex = 0;
@@ -35,21 +38,82 @@ function focusableWideFormulas(doc) {
     }
   };
   update();
-  new ResizeObserver(update).observe(doc.body);
+  const observer = new ResizeObserver(update);
+  observer.observe(doc.body);
+  cleanups.push(() => observer.disconnect());
   return update;
 }
 
+// The page's Python, once a lesson started it: it outlives the pages swapped in place.
+let python = null;
+// What the page shown now needs from the next move: {canLeave(), unmount()}.
+let mounted = null;
+const NO_PYTHON_HOOKS = { onProgress() {}, onReady() {}, onFailure() {} };
+
 function main() {
+  mounted = mount();
+  startNavigation({
+    leave: () => {
+      if (!mounted.canLeave()) return false;
+      mounted.unmount();
+      return true;
+    },
+    fits: (doc) => {
+      // Python moves to a lesson only if it needs what the loaded interpreters have.
+      const element = doc.getElementById("lesson-config");
+      if (!python || !element) return true;
+      const next = JSON.parse(element.textContent);
+      const now = python.config;
+      return JSON.stringify([next.lesson.packages, next.lesson.requirements || [], next.sha256.engine, next.sha256.lock])
+        === JSON.stringify([now.lesson.packages, now.lesson.requirements || [], now.sha256.engine, now.sha256.lock]);
+    },
+    arrive: () => {
+      mounted = mount();
+    },
+  });
+}
+
+/** The first lesson shown starts Python (pages shown after it in place keep it). */
+function startPythonOnce(worker) {
+  if (location.protocol === "file:") {
+    // Browsers refuse module workers and fetches from file:// pages: say so instead of hanging.
+    $("file-protocol").hidden = false;
+    $("python-progress").hidden = true;
+    return;
+  }
+  const startPython = () => {
+    worker.start();
+    registerServiceWorker(worker.ready);
+    // Learner code shares the grader's interpreter here: the page says so (threat-model.md).
+    $("shared-interpreter").hidden = self.crossOriginIsolated;
+  };
+  // A first visit on a host without COOP/COEP: the service worker is registered now and the
+  // page reloads through it, isolated, before Python starts; the workbench is inert until
+  // then, so nothing is typed into a page about to reload (what is typed is saved anyway).
+  const workbench = $("workbench");
+  workbench.inert = true;
+  isolate().then((reloading) => {
+    if (reloading) return;
+    workbench.inert = false;
+    startPython();
+  });
+}
+
+/** Wires the page now in the document; returns {canLeave(), unmount()}. */
+function mount() {
+  const cleanups = [];
   const language = new LanguageSwitch(document);
-  const wideFormulas = focusableWideFormulas(document);
+  const wideFormulas = focusableWideFormulas(document, cleanups);
   // The other language's formulas were hidden (zero width) until now.
   language.onChange(() => requestAnimationFrame(wideFormulas));
   const course = new CourseProgress();
   const config = readConfig();
+  const unmount = () => cleanups.forEach((cleanup) => cleanup());
   if (!config) {
     showHomeProgress(document, course, language);
     registerServiceWorker();
-    return;
+    if (python) python.hooks = NO_PYTHON_HOOKS;
+    return { canLeave: () => true, unmount };
   }
   const lessonId = config.lesson.id;
   const t = (key, vars) => uiText(language.current, key, vars);
@@ -68,12 +132,15 @@ function main() {
   const progress = new Progress($("python-progress"), t);
   let pythonReady = false;
   let running = false;
-  const python = new PythonWorker(config, {
+  // Python moving to this lesson from the one before: it is ready when the move is done.
+  let moving = false;
+  const hooks = {
     onProgress: (p) => {
       pythonReady = false;
       progress.update(p);
     },
     onReady: () => {
+      if (moving) return;
       pythonReady = true;
       progress.ready();
       if (!running) setStatus("idle", "pythonReady");
@@ -83,28 +150,20 @@ function main() {
       status.dataset.state = "error";
       status.textContent = message;
     },
-  });
-  if (fileProtocol) {
-    // Browsers refuse module workers and fetches from file:// pages: say so instead of hanging.
-    $("file-protocol").hidden = false;
-    $("python-progress").hidden = true;
-  } else {
-    const startPython = () => {
-      python.start();
-      registerServiceWorker(python.ready);
-      // Learner code shares the grader's interpreter here: the page says so (threat-model.md).
-      $("shared-interpreter").hidden = self.crossOriginIsolated;
-    };
-    // A first visit on a host without COOP/COEP: the service worker is registered now and the
-    // page reloads through it, isolated, before Python starts; the workbench is inert until
-    // then, so nothing is typed into a page about to reload (what is typed is saved anyway).
-    const workbench = $("workbench");
-    workbench.inert = true;
-    isolate().then((reloading) => {
-      if (reloading) return;
-      workbench.inert = false;
-      startPython();
+  };
+  if (python) {
+    python.hooks = hooks;
+    moving = true;
+    $("shared-interpreter").hidden = self.crossOriginIsolated;
+    python.switchLesson(config).then((outcome) => {
+      moving = false;
+      // A move that failed has started Python afresh; the next Run waits for it.
+      if (outcome.kind === "lesson") hooks.onReady();
+      else hooks.onFailure(outcome.message);
     });
+  } else {
+    python = new PythonWorker(config, hooks);
+    startPythonOnce(python);
   }
 
   const runButton = $("run");
@@ -129,6 +188,9 @@ function main() {
     saveFailed.hidden = kept;
     window.onbeforeunload = kept ? null : (event) => event.preventDefault();
   };
+  // Moving on in place would drop text only the editor holds: the browser's own navigation
+  // (and its leave-page warning) takes over then.
+  const canLeave = () => saveFailed.hidden;
   const restored = saved.restore(language.current);
   const editor = createEditor($("editor"), {
     doc: restored.code,
@@ -245,12 +307,16 @@ function main() {
 
   runButton.addEventListener("click", () => run());
   // Ctrl/Cmd+Enter runs from anywhere on the page; the editor handles it first when focused.
-  document.addEventListener("keydown", (event) => {
+  const runKey = (event) => {
     if (event.key === "Enter" && (event.ctrlKey || event.metaKey) && !event.defaultPrevented) {
       event.preventDefault();
       run();
     }
-  });
+  };
+  document.addEventListener("keydown", runKey);
+  cleanups.push(() => document.removeEventListener("keydown", runKey));
+  // A Run still going when the learner moves on ends, as a page load would end it.
+  cleanups.push(() => running && python.stop());
   stopButton.addEventListener("click", () => {
     setStatus("stopping", "stopping");
     python.stop();
@@ -342,6 +408,7 @@ function main() {
       return { ok: false, message: outcome.message || t("pythonStopped") };
     },
   });
+  return { canLeave, unmount };
 }
 
 // A line of text with action buttons, above the editor.

@@ -24,11 +24,11 @@ const { SIGINT, SIGALRM } = protocol.signals;
 const STOP_ESCALATE_MS = protocol.stop_escalation_s * 1000;
 const GRACE_MS = protocol.grace_s * 1000;
 const REALARM_MS = protocol.realarm_s * 1000;
-// A spare worker starts once the page has been idle this long after a job that ran learner code
-// in the worker the next Run would use: never during a Run, which it would slow down on a
-// machine with few cores, and never for a page that is only read (each Python holds a few
-// hundred MB of memory).
-const SPARE_AFTER_IDLE_MS = 1000;
+// The spare worker (the next Run's, or the one that takes over after Stop or a time limit)
+// starts once the page has been idle this long after Python got ready or after a job: never
+// during a Run, which it would slow down on a machine with few cores. One is always kept (a
+// few hundred MB), so neither a Run right after a Run nor Stop ever waits for Python to boot.
+const SPARE_AFTER_IDLE_MS = 300;
 
 /** A timer that can be paused (while a replaced worker starts: restarting is never charged). */
 class Countdown {
@@ -64,7 +64,8 @@ class Countdown {
 export class PythonWorker {
   /**
    * @param {object} config  the page's lesson config: {lesson, urls (absolute), sha256, downloadBytes}
-   * @param {object} hooks   {onProgress({stage, loaded, total}), onReady(), onFailure(message)}
+   * @param {object} hooks   {onProgress({stage, loaded, total}), onReady(), onFailure(message)}:
+   *                         the page shown now's (replaced when the page moves to another lesson)
    */
   constructor(config, hooks) {
     this.config = config;
@@ -87,9 +88,9 @@ export class PythonWorker {
     if (this.split) {
       this.channel = createChannel();
       this.interrupt = new Int32Array(new SharedArrayBuffer(4));
-      this.link = new LearnerLink(this.config, this.channel);
+      this.link = new LearnerLink(() => this.config, this.channel);
       this.startGrader();
-      this.grader.onProgress = this.hooks.onProgress;
+      this.grader.onProgress = (p) => this.hooks.onProgress(p);
       // The warm-up runs through both workers, so it is the first job: a Run pressed before it
       // waits behind it, and Stop leaves it alone.
       this.ready = this.enqueue({ type: "grade", source: this.config.lesson.starter, lang: "en", warmUp: true })
@@ -100,7 +101,7 @@ export class PythonWorker {
       this.spares = new Spares(() => new PythonProcess(this.config, "single"));
       this.single = this.spares.take();
       this.listen(this.single);
-      this.single.onProgress = this.hooks.onProgress;
+      this.single.onProgress = (p) => this.hooks.onProgress(p);
       this.ready = this.single.ready;  // the single role warms up before it says ready
     }
     this.ready.then(() => {
@@ -113,9 +114,7 @@ export class PythonWorker {
     clearTimeout(this.refillTimer);
     this.refillTimer = setTimeout(() => {
       if (this.current || this.waiting.size) return;  // the job's end tries again
-      // Still fresh (just warmed up, or a replacement no Run has used yet): the next Run takes it.
-      const inUse = this.split ? this.link.learner : this.single;
-      if (inUse.dirty) (this.split ? this.link.spares : this.spares).refill();
+      (this.split ? this.link.spares : this.spares).refill();
     }, SPARE_AFTER_IDLE_MS);
   }
 
@@ -173,10 +172,41 @@ export class PythonWorker {
     return this.enqueue({ type: "run-example", source, calls, lang });
   }
 
-  /** Stops the job that is running, if any (never the warm-up). */
+  /**
+   * Moves Python to another lesson of this build (navigation.js), keeping the loaded
+   * interpreters: every worker, the spare included, unpacks the new lesson.zip (fetched here:
+   * the learner worker cannot fetch; each worker checks its sha256) and reads the lesson. After
+   * the jobs before it; resolves once a Run of the new lesson can start, with
+   * {kind: "lesson"} | {kind: "crash", message} (Python was started afresh then).
+   */
+  switchLesson(config) {
+    return this.enqueue({ type: "lesson", config });
+  }
+
+  async loadLesson(config) {
+    const { lesson, urls, sha256 } = config;
+    // Workers started from now on boot into the new lesson; a spare that started before is
+    // moved below with the rest.
+    this.config = config;
+    try {
+      const response = await fetch(urls.lesson);
+      if (!response.ok) throw new Error(`${urls.lesson}: HTTP ${response.status}`);
+      const zip = await response.arrayBuffer();
+      // The spare moves too, but a Run waits for it only once it takes it (it may still boot).
+      (this.split ? this.link.spares : this.spares).started?.loadLesson(lesson, zip, sha256.lesson);
+      const processes = this.split ? [this.grader, this.link.learner] : [this.single];
+      await Promise.all(processes.map((process) => process.loadLesson(lesson, zip, sha256.lesson)));
+      return { kind: "lesson" };
+    } catch (error) {
+      this.startAfresh();
+      return { kind: "crash", message: error.message };
+    }
+  }
+
+  /** Stops the job that is running, if any (never the warm-up, nor a move to another lesson). */
   stop() {
     for (const waiting of this.waiting) {
-      if (waiting.warmUp) continue;
+      if (waiting.warmUp || waiting.type === "lesson") continue;
       waiting.stopping = true;
       waiting.cancel();
       this.waiting.delete(waiting);
@@ -221,6 +251,12 @@ export class PythonWorker {
 
   async runJob(job) {
     await this.started;
+    if (job.type === "lesson") {
+      this.waiting.delete(job);
+      const outcome = await this.loadLesson(job.config);
+      this.refillWhenIdle();
+      return outcome;
+    }
     try {
       if (!this.split && job.type === "grade" && this.single.dirty) this.replaceSingle();
       // A Run after one (or after Try with my code) must not meet what that code left behind.

@@ -15,10 +15,17 @@ export class PythonProcess {
     // Set once learner code has run in it (not the warm-up's starter): the next Run needs another.
     this.dirty = false;
     this.worker = new Worker(config.urls.worker);
+    this.lessonLoads = new Map();  // id -> {resolve, reject}: lessons sent, not loaded yet
+    this.lessonIds = 0;
     let booted = false;
     this.ready = new Promise((resolve, reject) => {
       this.worker.onmessage = ({ data }) => {
-        if (booted) {
+        const load = this.lessonLoads.get(data.id);
+        if (booted && load && (data.type === "lesson-loaded" || data.type === "crash")) {
+          this.lessonLoads.delete(data.id);
+          if (data.type === "crash") load.reject(new Error(`Python could not open this lesson: ${data.message}`));
+          else load.resolve(this);
+        } else if (booted) {
           this.onMessage(data);
         } else if (data.type === "progress") {
           this.onProgress?.(data);
@@ -48,6 +55,23 @@ export class PythonProcess {
     this.worker.postMessage(message);
   }
 
+  /**
+   * Swaps the lesson in this worker, booted or still starting: `lesson` is the new page
+   * config's, `zip` its lesson.zip bytes and `sha256` theirs (the worker checks them).
+   * `ready` then also waits for the new lesson, so nothing reaches the worker before it.
+   */
+  loadLesson(lesson, zip, sha256) {
+    // Ids of their own (negative), never a job's.
+    const id = -(++this.lessonIds);
+    const loaded = new Promise((resolve, reject) => this.lessonLoads.set(id, { resolve, reject }));
+    this.worker.postMessage({ type: "lesson", id, lesson, zip, sha256 });
+    this.ready = this.ready.then(() => loaded);
+    this.ready.catch(() => {
+      this.failed = true;
+    });
+    return this.ready;
+  }
+
   end() {
     this.worker.terminate();
   }
@@ -73,5 +97,10 @@ export class Spares {
 
   refill() {
     if (!this.spare || this.spare.failed) this.spare = this.make();
+  }
+
+  /** The spare, if one was started (it moves to another lesson with the page). */
+  get started() {
+    return this.spare && !this.spare.failed ? this.spare : null;
   }
 }

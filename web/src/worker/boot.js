@@ -32,7 +32,7 @@ async function fetchBytes(url, init) {
   return new Uint8Array(await response.arrayBuffer());
 }
 
-async function sha256(bytes) {
+export async function sha256(bytes) {
   const digest = await crypto.subtle.digest("SHA-256", bytes);
   return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
 }
@@ -91,9 +91,27 @@ export async function boot({ lesson, urls, sha256: hashes, downloadBytes, interr
   const [engineZip, lessonZip] = await files;
   const sitePackages = pyodide.runPython("import sysconfig; sysconfig.get_paths()['purelib']");
   pyodide.unpackArchive(engineZip, "zip", { extractDir: sitePackages });
-  const lessonDir = `${HOME}/lessons/${lesson.id}`;
-  pyodide.unpackArchive(lessonZip, "zip", { extractDir: lessonDir });
-  return { pyodide, lessonDir };
+  return { pyodide, lessonDir: unpackLesson(pyodide, lesson.id, lessonZip) };
+}
+
+function unpackLesson(pyodide, id, zip) {
+  const lessonDir = `${HOME}/lessons/${id}`;
+  pyodide.unpackArchive(zip, "zip", { extractDir: lessonDir });
+  return lessonDir;
+}
+
+/**
+ * Another lesson in a booted worker (the page moved to it without reloading): `zip` is its
+ * `lesson.zip` as the page fetched it, unpacked only if its sha256 is `expected` (the new page
+ * config's), as `boot` checks it. The learner worker cannot fetch (confine.js), so the page hands
+ * every role the bytes. Resolves with the lesson's folder.
+ */
+export async function switchLesson(pyodide, id, zip, expected) {
+  const bytes = new Uint8Array(zip);
+  if (await sha256(bytes) !== expected) {
+    throw new Error(`lesson.zip of ${id} is not the file this page was built with (its sha256 differs): reload the page while online`);
+  }
+  return unpackLesson(pyodide, id, bytes);
 }
 
 /** A Python exception that escaped the engine, in one line: its last line names it. */

@@ -3,17 +3,24 @@
 // engine waits, synchronously, in `Atomics.wait` until the page has written the answer (the
 // learner worker's, or one the page made: timeout, stopped, crashed) into the channel.
 
-import { boot, post } from "./boot.js";
+import { boot, post, switchLesson } from "./boot.js";
 import { expectAnswer, waitForAnswer } from "./channel.js";
 
 export async function grader(init) {
-  const { pyodide, lessonDir } = await boot(init, init.lesson.packages);
+  const booted = await boot(init, init.lesson.packages);
+  const { pyodide } = booted;
+  let { lessonDir } = booted;
   const browser = pyodide.pyimport("lessonkit.browser");
   // No warm-up grading here: it needs a learner, so the page sends it as a first job.
   browser.prepare(lessonDir, false);
   const channel = init.channel;
 
   return {
+    async lesson({ id, lesson, zip, sha256 }) {
+      lessonDir = await switchLesson(pyodide, lesson.id, zip, sha256);
+      browser.prepare(lessonDir, false);
+      post({ type: "lesson-loaded", id });
+    },
     grade({ id, source, timed_out: timedOut, crashed, time_used_s: timeUsed, lang }) {
       const onEvent = (eventJson) => post({ type: "event", id, event: JSON.parse(eventJson) });
       const learnerCall = (requestJson, timeLimit) => {

@@ -3,7 +3,7 @@
 // string in, one out) and never sees the grader's channel: whatever its code does here, it can
 // only answer the requests it is given, and the page times them.
 
-import { boot, post } from "./boot.js";
+import { boot, post, switchLesson } from "./boot.js";
 import { confine } from "./confine.js";
 import { installRequirements } from "./packages.js";
 
@@ -11,7 +11,9 @@ import { installRequirements } from "./packages.js";
 const GRADER_ONLY = ["pytest"];
 
 export async function learner(init) {
-  const { pyodide, lessonDir } = await boot(init, init.lesson.packages.filter((p) => !GRADER_ONLY.includes(p)));
+  const booted = await boot(init, init.lesson.packages.filter((p) => !GRADER_ONLY.includes(p)));
+  const { pyodide } = booted;
+  let { lessonDir } = booted;
   await installRequirements(pyodide, init.lesson, init.urls);
   const host = pyodide.pyimport("lessonkit.learner_host");
   host.prepare(lessonDir);
@@ -19,6 +21,12 @@ export async function learner(init) {
   confine();
 
   return {
+    // Another lesson, its files handed over by the page (this worker cannot fetch).
+    async lesson({ id, lesson, zip, sha256 }) {
+      lessonDir = await switchLesson(pyodide, lesson.id, zip, sha256);
+      host.prepare(lessonDir);
+      post({ type: "lesson-loaded", id });
+    },
     request({ id, request }) {
       post({ type: "response", id, response: host.handle_json(request) });
     },

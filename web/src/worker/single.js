@@ -2,12 +2,14 @@
 // interpreter, as `lessonkit.browser` grades in-process (the guard's protection only). The page
 // grades every Run in a fresh worker of this role, so nothing a run leaves behind reaches the next.
 
-import { boot, post } from "./boot.js";
+import { boot, post, switchLesson } from "./boot.js";
 import { confine } from "./confine.js";
 import { installRequirements } from "./packages.js";
 
 export async function single(init) {
-  const { pyodide, lessonDir } = await boot(init, init.lesson.packages);
+  const booted = await boot(init, init.lesson.packages);
+  const { pyodide } = booted;
+  let { lessonDir } = booted;
   await installRequirements(pyodide, init.lesson, init.urls);
   const browser = pyodide.pyimport("lessonkit.browser");
   // Importing pytest and grading the starter once: the page takes this worker for a Run only
@@ -18,6 +20,13 @@ export async function single(init) {
   confine();
 
   return {
+    // Another lesson, its files handed over by the page (this worker cannot fetch). Its starter
+    // is graded once, as at boot, so the first Run of the new lesson is warm too.
+    async lesson({ id, lesson, zip, sha256 }) {
+      lessonDir = await switchLesson(pyodide, lesson.id, zip, sha256);
+      browser.prepare(lessonDir, true);
+      post({ type: "lesson-loaded", id });
+    },
     grade({ id, source, timed_out: timedOut, crashed, time_used_s: timeUsed, lang }) {
       const onEvent = (eventJson) => post({ type: "event", id, event: JSON.parse(eventJson) });
       const reportJson = browser.grade_json(lessonDir, source, JSON.stringify(timedOut || {}), onEvent,

@@ -23,7 +23,7 @@ self.onmessage = ({ data }) => {
         handlers = await ROLES[data.role](data);
         post({ type: "ready" });
       } else {
-        handlers[data.type](data);
+        await handlers[data.type](data);
       }
     } catch (error) {
       post({ type: "crash", id: data.id ?? null, message: describe(error) });
