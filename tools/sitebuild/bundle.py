@@ -40,11 +40,14 @@ def name_sources(assets: Path, root: Path, widgets: dict[str, dict[str, Path]]) 
     folders = {path.resolve().parent.parent for named in widgets.values() for path in named.values()}
 
     def name(source: str) -> str:
-        path = (assets / source).resolve()
+        # esbuild's paths are relative to the output folder as given (not its real path).
+        path = Path(os.path.normpath(assets / source))
         for folder in folders:
             if path.is_relative_to(folder):
                 return f"lessons/{folder.name}/{path.relative_to(folder).as_posix()}"
-        return path.relative_to(root.resolve()).as_posix() if path.is_relative_to(root.resolve()) else source
+        if "node_modules" in path.parts:
+            return Path(*path.parts[path.parts.index("node_modules"):]).as_posix()
+        return path.relative_to(root).as_posix() if path.is_relative_to(root) else source
     for map_file in assets.glob("*.map"):
         source_map = json.loads(map_file.read_text(encoding="utf-8"))
         source_map["sources"] = [name(s) for s in source_map["sources"]]
