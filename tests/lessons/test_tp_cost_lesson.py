@@ -76,7 +76,8 @@ def test_a_table_of_the_fixed_answers_does_not_pass(lesson, reference):
 def test_widget_model_gives_the_reference_numbers(reference):
     script = """
 import { scaling, D2_CONFIG, ringAllreduceBytes, allreduceSeconds, layerFlops, tpLayerSeconds } from "./lessons/tp-cost/widget-lib/cost-model.js";
-import { formatFixed, formatPercent, parseNumber } from "./lessons/tp-cost/widget-lib/number-format.js";
+import { formatFixed, formatPercent } from "widget-kit/i18n.js";
+import { parseNumber } from "widget-kit/matrix.js";
 const d2 = scaling(D2_CONFIG);
 console.log(JSON.stringify({
   speedups: d2.rows.map((r) => r.speedup), best: d2.best.t,

@@ -35,6 +35,12 @@ export function parseEntry(text) {
   return { ok: true, value };
 }
 
+/** A number typed either way ("1,64", "1.64", "50 257", "−2"), or NaN when it is not one. */
+export function parseNumber(text) {
+  const parsed = parseEntry(String(text).replace(/[\s\u202f\u00a0]/g, ""));
+  return parsed.ok ? parsed.value : NaN;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Formatting.
 
