@@ -145,6 +145,11 @@ export function checkMlpShapes(X, A, B, N) {
   return problems;
 }
 
+/** The indices s … e−1 as a learner reads them: "3" for one, "0–3" for several. */
+export function indexRange(s, e) {
+  return e - s === 1 ? `${s}` : `${s}–${e - 1}`;
+}
+
 /** GPU i's half-open column range of A (and row range of B): [iF/N, (i+1)F/N). */
 export function shardRange(F, N, i) {
   return [(i * F) / N, ((i + 1) * F) / N];

@@ -59,7 +59,7 @@ const MARKERS = {
  *   the axis runs from the first tick to the last;
  * - y: {max, min = 0, ticks (default niceTicks), format};
  * - series: [{name, points: [{x, y, label?, testid?}], cls (say "gpu-0"), id (data-series),
- *   testid, line = true, dashed, marker: "circle" | "square" | "diamond" | "cross" | null,
+ *   testid, line = true, dashed, marker: "circle" | "square" | "diamond" | "cross" | null, r (its size),
  *   bars: true for bars from 0 instead of a line}];
  * - vlines: [{x, label, cls, testid}], vertical markers (drawn where x need not be a tick).
  */
@@ -82,7 +82,7 @@ export function plot(o) {
 
   const series = o.series.filter((l) => l.points.length).map((l) => {
     const marker = MARKERS[l.marker === undefined ? "circle" : l.marker];
-    const r = l.marker === "circle" || l.marker === undefined ? (l.dashed ? 3 : 2.5) : 4;
+    const r = l.r ?? (l.marker === "circle" || l.marker === undefined ? (l.dashed ? 3 : 2.5) : 4);
     return s("g", { class: `plot-series ${l.cls ?? ""}`, "data-series": l.id, "data-testid": l.testid },
       l.bars ? l.points.map((p) => s("rect", { class: "plot-bar", x: X(p.x) + (barSeries.indexOf(l) - barSeries.length / 2) * band,
         y: Y(p.y), width: band, height: Math.max(0, Y(yLo) - Y(p.y)) })) : null,
