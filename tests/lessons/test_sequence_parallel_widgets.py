@@ -51,7 +51,7 @@ def test_the_data_flow_shows_the_worked_example(sp_page):
     assert cells(flow.get_by_test_id("out-1")) == ["9.788", "0.796", "2", "2"]
     assert len(cells(flow.get_by_test_id("ag-0"))) == 8  # after the all-gather: all 4 rows
     assert len(cells(flow.get_by_test_id("ln-0"))) == 4  # before it: its own 2 rows
-    expect(flow.get_by_test_id("equal")).to_have_attribute("data-equal", "true")
+    expect(flow.get_by_test_id("equal")).to_have_attribute("data-ok", "true")
     shot(flow, "dataflow")
     assert page.errors == []
 
@@ -64,7 +64,7 @@ def test_the_data_flow_follows_edits_and_gpu_counts(sp_page):
     flow.locator('select[data-size="T"]').select_option("8")
     flow.locator('select[data-size="n"]').select_option("4")
     expect(flow.locator(".spdf-gpu")).to_have_count(4)
-    expect(flow.get_by_test_id("equal")).to_have_attribute("data-equal", "true")
+    expect(flow.get_by_test_id("equal")).to_have_attribute("data-ok", "true")
     expect(flow.get_by_test_id("comm")).to_contain_text("together 24")
 
 
@@ -79,7 +79,7 @@ def test_the_data_flow_reports_bad_input_inline(sp_page):
     flow.locator('select[data-size="T"]').select_option("3")
     expect(flow.get_by_test_id("size-errors")).to_contain_text("T = 3 is not divisible by n = 2")
     flow.locator('select[data-size="n"]').select_option("1")
-    expect(flow.get_by_test_id("equal")).to_have_attribute("data-equal", "true")
+    expect(flow.get_by_test_id("equal")).to_have_attribute("data-ok", "true")
 
 
 @pytest.mark.python_loading

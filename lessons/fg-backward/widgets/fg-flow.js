@@ -3,10 +3,10 @@
 // runs the learner's tp_mlp_backward on the same numbers.
 
 import "./fg-flow.css";
-import { h, fill, sub, uid } from "widget-kit/dom.js";
+import { h, fill, sub } from "widget-kit/dom.js";
 import { translator } from "widget-kit/i18n.js";
 import { matrixInput, ENTRY_MESSAGES } from "widget-kit/grid.js";
-import { select } from "widget-kit/controls.js";
+import { radios, select } from "widget-kit/controls.js";
 import { card, gpuCard, matrixFigure, valueLine } from "widget-kit/views.js";
 import { MISSED_SUM_MESSAGES, missedSumHint } from "widget-kit/missed-sum.js";
 import { TRY_MINE_MESSAGES, tryMine, verdict } from "widget-kit/try-mine.js";
@@ -117,15 +117,13 @@ export function mount(el, ctx) {
     text: { X: [["1", "2"]], dY: [["1", "1"]] }, // what the learner typed, kept verbatim
   };
   let view = null;
-  const radioGroup = uid("fg-flow-mode");
 
   function render(focus) {
     const lang = state.lang;
     const grid = (name) => matrixInput({ name, caption: t(lang, `caption-${name}`), vector: true, values: state.text[name], onInput: edited });
     const grids = { X: grid("X"), dY: grid("dY") };
-    const modes = h("fieldset", { class: "tpw-switch fg-flow-modes" }, h("legend", {}, t(lang, "mode-legend")),
-      MODES.map((m) => h("label", {}, h("input", { type: "radio", name: radioGroup, value: m, checked: m === state.mode,
-        onchange: () => { state.mode = m; compute(); } }), t(lang, `mode-${m}`))));
+    const modes = radios({ legend: t(lang, "mode-legend"), options: MODES.map((m) => ({ value: m, text: t(lang, `mode-${m}`) })),
+      value: state.mode, cls: "fg-flow-modes", onChange: (m) => { state.mode = m; compute(); } });
     view = { grids, results: h("div", { class: "fg-flow-results" }) };
     fill(el, card({ lang, cls: "fg-flow", title: t(lang, "title"), intro: t(lang, "intro") },
       h("div", { class: "tpw-inputs" }, grids.X.el, grids.dY.el,

@@ -198,9 +198,7 @@ export function mount(el, ctx) {
     fill(
       view.stages,
       h("div", { class: "spdf-gpus" }, cards),
-      h("p", { class: `tpw-verdict ${equal ? "is-equal" : "is-different"}`, "data-testid": "equal", "data-equal": String(equal) },
-        h("span", { class: "tpw-icon", "aria-hidden": "true" }, equal ? "✓" : "✗"), " ",
-        equal ? t(lang, "equal") : t(lang, "not-equal", { diff: decimalIn(lang, r.maxDiff.toExponential(2)) })),
+      verdict(equal, equal ? t(lang, "equal") : t(lang, "not-equal", { diff: decimalIn(lang, r.maxDiff.toExponential(2)) }), null, "equal"),
       h("div", { class: "tpw-panel spdf-commbox", "data-testid": "comm" },
         h("h4", {}, t(lang, "comm-title")),
         h("p", {}, n === 1 ? t(lang, "comm-one") : t(lang, "comm", { count: sent, sum: 2 * sent, TD: state.T * 2 })))

@@ -200,9 +200,7 @@ export function mount(el, ctx) {
         h("div", { class: "attention-heads-compare" },
           matrixView(t(lang, "sum", { N: state.N }), r.sum, "sum", lang),
           matrixView(t(lang, "unsplit"), r.unsplit, "unsplit", lang)),
-        h("p", { class: `tpw-verdict ${r.equal ? "is-equal" : "is-different"}`, "data-testid": "equal", "data-equal": String(r.equal) },
-          h("span", { class: "tpw-icon", "aria-hidden": "true" }, r.equal ? "✓" : "✗"), " ",
-          r.equal ? t(lang, "equal") : t(lang, "not-equal", { diff: formatDiff(r.maxDiff, lang) }))
+        verdict(r.equal, r.equal ? t(lang, "equal") : t(lang, "not-equal", { diff: formatDiff(r.maxDiff, lang) }), null, "equal")
       ),
     ];
   }

@@ -24,8 +24,7 @@ function numberInput(id, name, text, attrs, onInput) {
 }
 
 function errorLine(id, name) {
-  const error = h("span", { class: "tpw-field-error", id: `${id}-error`, "data-testid": `error-${name}`, "aria-live": "polite" });
-  return error;
+  return h("span", { class: "tpw-field-error", id: `${id}-error`, "data-testid": `error-${name}`, "aria-live": "polite" });
 }
 
 /** setError(text) for `input`: "" clears it. */
@@ -83,14 +82,19 @@ export function slider({ label, name, min, max, step, text, lang, onInput }) {
 export function select({ label, options, value, onChange, attrs = {} }) {
   const items = options.map((o) => (typeof o === "object" ? o : { value: o, text: String(o) }));
   return h("label", { class: "tpw-size" }, h("span", {}, label),
-    h("select", { ...attrs, onchange: (e) => {
-      const chosen = items[e.target.selectedIndex].value;
-      onChange(chosen);
-    } }, items.map((o) => h("option", { value: o.value, selected: o.value === value }, o.text))));
+    h("select", { ...attrs, onchange: (e) => onChange(items[e.target.selectedIndex].value) }, items.map((o) => h("option", { value: o.value, selected: o.value === value }, o.text))));
 }
 
 /** toggle({label, checked, onChange(checked), attrs}) -> a label holding a checkbox. */
 export function toggle({ label, checked, onChange, attrs = {} }) {
   return h("label", { class: "tpw-switch-one" },
     h("input", { type: "checkbox", ...attrs, checked, onchange: (e) => onChange(e.target.checked) }), " ", label);
+}
+
+/** radios({legend, options: [{value, text}], value, onChange(value), cls}) -> a fieldset of radio buttons, one chosen. */
+export function radios({ legend, options, value, onChange, cls = "" }) {
+  const name = uid("tpw-radio");
+  return h("fieldset", { class: `tpw-switch ${cls}`.trim(), role: "radiogroup" }, h("legend", {}, legend),
+    options.map((o) => h("label", {}, h("input", { type: "radio", name, value: o.value, checked: o.value === value,
+      onchange: () => onChange(o.value) }), " ", o.text)));
 }

@@ -2,7 +2,7 @@
 // (optionally coloured by GPU, optionally captioned), and a line "label = (1.682, 2.796)".
 
 import { h } from "./dom.js";
-import { formatNumber, formatVector, isShownExactly } from "./matrix.js";
+import { formatNumber, isShownExactly } from "./matrix.js";
 
 /** The widget's card: <section class="tpw CLS" lang> with its title and intro line, then `children`. */
 export function card({ lang, cls, title, intro }, ...children) {
@@ -21,10 +21,17 @@ export function matrixFigure(caption, M, lang, { cls = "", testid } = {}) {
   return h("figure", { class: `tpw-shard-matrix ${cls}`.trim(), "data-testid": testid }, h("figcaption", {}, caption), matrixTable(M, lang));
 }
 
-/** "label = (0.841, 1.955)", or "≈" when a shown number is rounded; the vector is an <output>. */
-export function valueLine(label, values, lang, { testid, ariaLabel } = {}) {
+/**
+ * "label = (0.841, 1.955)", or "≈" when a shown number is rounded; the vector is an <output>,
+ * its entries coloured by the GPU `gpuOf(k)` that computed them when given.
+ */
+export function valueLine(label, values, lang, { testid, ariaLabel, gpuOf } = {}) {
+  const texts = values.map((v) => formatNumber(v, lang));
+  // Decimal commas (Polish) part the entries with semicolons, as formatVector does.
+  const separator = texts.some((text) => text.includes(",")) ? "; " : ", ";
+  const entries = texts.flatMap((text, k) => [k ? separator : null, gpuOf ? h("span", { class: `tpw-entry gpu-${gpuOf(k)}` }, text) : text]);
   return h("p", { class: "tpw-line" }, h("span", { class: "tpw-label" }, label), values.every(isShownExactly) ? " = " : " ≈ ",
-    h("output", { "aria-label": ariaLabel, "data-testid": testid, class: "tpw-vector" }, formatVector(values, "()", lang)));
+    h("output", { "aria-label": ariaLabel, "data-testid": testid, class: "tpw-vector", "aria-live": "off" }, "(", entries, ")"));
 }
 
 /** One GPU's card: its badge (`label`), a note on what it owns, then `body`; tinted in its colour. */
