@@ -10,7 +10,7 @@ import { radios, select } from "widget-kit/controls.js";
 import { card, gpuCard, matrixFigure, valueLine } from "widget-kit/views.js";
 import { MISSED_SUM_MESSAGES, missedSumHint } from "widget-kit/missed-sum.js";
 import { TRY_MINE_MESSAGES, tryMine, verdict } from "widget-kit/try-mine.js";
-import { formatNumber, formatVector, indexRange } from "widget-kit/matrix.js";
+import { formatNumber, formatVector, indexRange, shardRange } from "widget-kit/matrix.js";
 import { fgFlow, maxMatrixDiff, MODES } from "../widget-lib/fg-math.js";
 
 export const calls = ["tp_mlp_backward"];
