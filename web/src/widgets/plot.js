@@ -1,4 +1,4 @@
-// An accessible SVG plot of lines, markers and bars: labelled axes and ticks, a title and a
+// An accessible SVG plot of lines and markers: labelled axes and ticks, a title and a
 // description a screen reader reads (the values, in the page's language), focusable so a
 // keyboard reaches it. It is drawn at the pixel width it is given (widthOf), so its text stays
 // readable on a phone; its colours are CSS (widgets.css: the card's ink, a series' GPU colour).
@@ -55,40 +55,33 @@ const MARKERS = {
  * plot({...}) -> <svg>. Everything it shows:
  * - width, height (pixels), title, desc (for screen readers; by default each series' name and
  *   values), xLabel, yLabel, testid;
- * - x: {ticks, log: true for a log₂ axis, format, categories: names of bars' slots instead};
- *   the axis runs from the first tick to the last;
+ * - x: {ticks, log: true for a log₂ axis, format}; the axis runs from the first tick to the last;
  * - y: {max, min = 0, ticks (default niceTicks), format};
  * - series: [{name, points: [{x, y, label?, testid?}], cls (say "gpu-0"), id (data-series),
- *   testid, line = true, dashed, marker: "circle" | "square" | "diamond" | "cross" | null, r (its size),
- *   bars: true for bars from 0 instead of a line}];
+ *   testid, line = true, dashed, marker: "circle" | "square" | "diamond" | "cross" | null, r (its size)}];
  * - vlines: [{x, label, cls, testid}], vertical markers (drawn where x need not be a tick).
  */
 export function plot(o) {
   const m = { left: 52, right: 14, top: 14, bottom: 42 };
   const W = o.width, H = o.height;
-  const cats = o.x.categories;
-  const xTicks = cats ? cats.map((_, i) => i) : o.x.ticks;
+  const xTicks = o.x.ticks;
   const pos = (x) => (o.x.log ? Math.log2(x) : x);
-  const [x0, x1] = cats ? [-0.5, cats.length - 0.5] : [pos(xTicks[0]), pos(xTicks[xTicks.length - 1])];
+  const [x0, x1] = [pos(xTicks[0]), pos(xTicks[xTicks.length - 1])];
   const yTicks = o.y.ticks ?? niceTicks(o.y.max, 5, o.y.min ?? 0);
   const [yLo, yHi] = [yTicks[0], yTicks[yTicks.length - 1]];
   const X = (x) => m.left + (x1 === x0 ? 0.5 : (pos(x) - x0) / (x1 - x0)) * (W - m.left - m.right);
   const Y = (y) => H - m.bottom - ((Math.min(Math.max(y, yLo), yHi) - yLo) / (yHi - yLo || 1)) * (H - m.top - m.bottom);
   const fx = o.x.format ?? String, fy = o.y.format ?? String;
   const ids = { title: `${o.testid}-title`, desc: `${o.testid}-desc` };
-  const desc = o.desc ?? o.series.map((l) => `${l.name}: ${l.points.map((p) => `${cats ? cats[p.x] : fx(p.x)} → ${fy(p.y)}`).join("; ")}`).join(". ");
-  const barSeries = o.series.filter((l) => l.bars);
-  const band = cats ? (0.6 * (W - m.left - m.right)) / cats.length / Math.max(1, barSeries.length) : 0;
+  const desc = o.desc ?? o.series.map((l) => `${l.name}: ${l.points.map((p) => `${fx(p.x)} → ${fy(p.y)}`).join("; ")}`).join(". ");
 
   const series = o.series.filter((l) => l.points.length).map((l) => {
     const marker = MARKERS[l.marker === undefined ? "circle" : l.marker];
     const r = l.r ?? (l.marker === "circle" || l.marker === undefined ? (l.dashed ? 3 : 2.5) : 4);
     return s("g", { class: `plot-series ${l.cls ?? ""}`, "data-series": l.id, "data-testid": l.testid },
-      l.bars ? l.points.map((p) => s("rect", { class: "plot-bar", x: X(p.x) + (barSeries.indexOf(l) - barSeries.length / 2) * band,
-        y: Y(p.y), width: band, height: Math.max(0, Y(yLo) - Y(p.y)) })) : null,
-      !l.bars && l.line !== false && l.points.length > 0 ? s("polyline", { points: l.points.map((p) => `${X(p.x).toFixed(1)},${Y(p.y).toFixed(1)}`).join(" "),
+      l.line !== false ? s("polyline", { points: l.points.map((p) => `${X(p.x).toFixed(1)},${Y(p.y).toFixed(1)}`).join(" "),
         "stroke-dasharray": l.dashed ? "6 4" : null }) : null,
-      !l.bars && marker ? l.points.map((p) => (p.label || p.testid
+      marker ? l.points.map((p) => (p.label || p.testid
         ? s("g", { "data-testid": p.testid }, marker(X(p.x), Y(p.y), r), p.label ? s("text", { x: X(p.x) + 8, y: Y(p.y) + 4 }, p.label) : null)
         : marker(X(p.x), Y(p.y), r))) : null);
   });
@@ -111,7 +104,7 @@ export function plot(o) {
     s("line", { x1: m.left, x2: m.left, y1: m.top, y2: H - m.bottom, class: "plot-axis" }),
     xTicks.map((x) => s("g", { class: "plot-tick" },
       s("line", { x1: X(x), x2: X(x), y1: H - m.bottom, y2: H - m.bottom + 4, class: "plot-axis" }),
-      s("text", { x: X(x), y: H - m.bottom + 16, "text-anchor": "middle" }, cats ? cats[x] : fx(x)))),
+      s("text", { x: X(x), y: H - m.bottom + 16, "text-anchor": "middle" }, fx(x)))),
     series,
     s("text", { x: m.left + (W - m.left - m.right) / 2, y: H - 6, "text-anchor": "middle", class: "plot-label" }, o.xLabel),
     s("text", { x: 13, y: midY, "text-anchor": "middle", class: "plot-label", transform: `rotate(-90 13 ${midY})` }, o.yLabel));
