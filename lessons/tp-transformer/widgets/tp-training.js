@@ -89,7 +89,7 @@ export function mount(el, ctx) {
   function render(focus) {
     const lang = state.lang;
     const fields = Object.fromEntries(Object.keys(FIELDS).map((key) => [key, numberField({ label: t(lang, key), name: key,
-      text: state.text[key], attrs: { "data-testid": key }, onInput: (text) => { state.text[key] = text; compute(); } })]));
+      text: state.text[key], lang, attrs: { "data-testid": key }, onInput: (text) => { state.text[key] = text; compute(); } })]));
     view = { fields, out: h("div", {}) };
     fill(el, h("section", { class: "tpw tptr", lang },
       h("h3", { class: "tpw-title" }, t(lang, "title")),

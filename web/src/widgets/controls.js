@@ -36,13 +36,14 @@ function errorSetter(input, error) {
 }
 
 /**
- * numberField({label, name, text, onInput(text), attrs}) -> {el, input, setError(text)}:
- * a label, its input (`data-field` = name, plus `attrs`) and the error line under it
- * (`data-testid` = "error-<name>", linked by aria-describedby).
+ * numberField({label, name, text, lang, onInput(text), attrs}) -> {el, input, setError(text)}:
+ * a label, its input (`data-field` = name, plus `attrs`; `text` written with `lang`'s decimal
+ * separator) and the error line under it (`data-testid` = "error-<name>", linked by
+ * aria-describedby).
  */
-export function numberField({ label, name, text, onInput, attrs = {} }) {
+export function numberField({ label, name, text, lang = "en", onInput, attrs = {} }) {
   const id = uid(`tpw-${name}`);
-  const input = numberInput(id, name, text, attrs, onInput);
+  const input = numberInput(id, name, decimalIn(lang, text), attrs, onInput);
   const error = errorLine(id, name);
   const el = h("div", { class: "tpw-field" }, h("label", { for: id }, label), input, error);
   return { el, input, setError: errorSetter(input, error) };
