@@ -33,11 +33,11 @@ def test_vocab_loss_widget(page, site_url, python_ready, set_code, screenshot):
     expect(w.get_by_test_id("z-target-1")).to_have_text("2")
     expect(w.get_by_test_id("loss-split")).to_have_text("(1.574, 3.155)")
     expect(w.get_by_test_id("loss-full")).to_have_text("(1.574, 3.155)")
-    expect(w.get_by_test_id("equal")).to_have_attribute("data-equal", "true")
+    expect(w.get_by_test_id("equal")).to_have_attribute("data-ok", "true")
 
     w.get_by_test_id("local-max-only").check()
     expect(w.get_by_test_id("loss-split")).to_have_text("(2.014, 4.08)")
-    expect(w.get_by_test_id("equal")).to_have_attribute("data-equal", "false")
+    expect(w.get_by_test_id("equal")).to_have_attribute("data-ok", "false")
     w.get_by_test_id("local-max-only").uncheck()
 
     cell = w.locator('input[aria-label="z[1][1]"]')

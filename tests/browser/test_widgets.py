@@ -89,7 +89,7 @@ def test_worked_example_defaults_show_the_source_numbers(lesson_page, example, s
     expect(out(example, "H-1")).to_have_text("(0.841, 0)")
     expect(out(example, "Y-1")).to_have_text("(0.841, 0.841)")
     expect(out(example, "Y-allreduce")).to_have_text("(1.682, 2.796)")
-    expect(out(example, "equal")).to_have_attribute("data-equal", "true")
+    expect(out(example, "equal")).to_have_attribute("data-ok", "true")
     # The accessible names the lesson promises.
     expect(example.get_by_label("Y (all-reduce)")).to_have_text("(1.682, 2.796)")
     expect(example.get_by_label("Y (unsplit)", exact=True)).to_have_text("(1.682, 2.796)")
@@ -123,7 +123,7 @@ def test_editing_an_entry_recomputes_at_once(lesson_page, example):
     example.get_by_label("X[1]").press_sequentially("5")  # "2" becomes "25"
     X[1] = 25
     expect(out(example, "Y-unsplit")).to_have_text(vec(mlp(X, A, B)))
-    expect(out(example, "equal")).to_have_attribute("data-equal", "true")
+    expect(out(example, "equal")).to_have_attribute("data-ok", "true")
     # A decimal comma and a typographic minus are read as numbers too.
     example.get_by_label("B[3][0]").fill(f"{MINUS}1,5")
     B[3][0] = -1.5
@@ -163,7 +163,7 @@ def test_other_gpu_counts_give_the_same_answer(lesson_page, example, n, shot):
         expect(out(example, f"H-{i}")).to_have_text(vec([H[k] for k in rows]))
         expect(out(example, f"Y-{i}")).to_have_text(vec([sum(H[k] * B[k][d] for k in rows) for d in range(2)]))
     expect(out(example, "Y-allreduce")).to_have_text("(1.682, 2.796)")
-    expect(out(example, "equal")).to_have_attribute("data-equal", "true")
+    expect(out(example, "equal")).to_have_attribute("data-ok", "true")
     shot(example, f"example-n{n}")
 
 

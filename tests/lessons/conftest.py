@@ -3,7 +3,8 @@ is a parameter, so a new lesson is tested with no edit here. Each lesson's refer
 solutions are graded once per session in Pyodide (every lesson in one Node process, one Pyodide
 start) and compared with the lesson's golden reports (lessonkit.golden), which the build's
 `lessonkit check` proved CPython still gives. `open_page` opens a lesson page in a new tab of one
-warm browser context."""
+warm browser context; `open_lesson` a lesson's page with its widgets mounted, `shared_lesson` one
+such tab shared by a module's tests; `shot` and `set_code` are what every widget test does."""
 from __future__ import annotations
 
 import sys
@@ -88,6 +89,23 @@ def lesson_context(browser):
     context.close()
 
 
+
+
+SCREENSHOTS = ROOT / "artifacts" / "screenshots"
+
+
+def _open(context, url: str, width: int, hold: HoldBack):
+    page = context.new_page()
+    hold.apply(page)
+    page.set_viewport_size({"width": width, "height": 950})
+    page.errors = []
+    page.on("console", lambda m: m.type == "error" and page.errors.append(f"console: {m.text}"))
+    page.on("pageerror", lambda e: page.errors.append(f"pageerror: {e}"))
+    page.add_init_script("localStorage.clear()")
+    page.goto(url)
+    return page
+
+
 @pytest.fixture
 def open_page(request, lesson_context):
     """open_page(url, width=1300) -> a new tab on `url`, its localStorage cleared before the
@@ -97,18 +115,66 @@ def open_page(request, lesson_context):
     pages, hold = [], HoldBack(request)
 
     def open_(url: str, width: int = 1300):
-        page = lesson_context.new_page()
-        pages.append(page)
-        hold.apply(page)
-        page.set_viewport_size({"width": width, "height": 950})
-        page.errors = []
-        page.on("console", lambda m: m.type == "error" and page.errors.append(f"console: {m.text}"))
-        page.on("pageerror", lambda e: page.errors.append(f"pageerror: {e}"))
-        page.add_init_script("localStorage.clear()")
-        page.goto(url)
-        return page
+        pages.append(_open(lesson_context, url, width, hold))
+        return pages[-1]
 
     yield open_
     hold.finish()
     for page in pages:
         page.close()
+
+
+def _widgets(page, names):
+    """The widgets' placeholders, once each has mounted its card."""
+    from playwright.sync_api import expect
+    located = [page.locator(f'.widget[data-widget="{name}"]') for name in names]
+    for widget in located:
+        expect(widget.locator(".tpw")).to_be_visible()
+    return located
+
+
+@pytest.fixture
+def open_lesson(open_page, isolated_site_url):
+    """open_lesson(slug, *widget names, width=1300) -> (page, widget, ...): the lesson's page in
+    a new tab (open_page), once every named widget has mounted."""
+    def open_(slug: str, *names: str, width: int = 1300):
+        page = open_page(f"{isolated_site_url}lessons/{slug}/index.html", width)
+        return (page, *_widgets(page, names))
+    return open_
+
+
+@pytest.fixture(scope="module")
+def shared_lesson(request, lesson_context, isolated_site_url):
+    """(page, widget, ...) for the module's WIDGET_PAGE = (slug, *widget names): ONE tab, Python
+    held back, for every test of the module that asks for it: a page load costs more than most
+    widget tests. Such tests run in file order on one worker (mark them
+    `pytest.mark.xdist_group(<slug>)`); each must leave the widgets as the next one expects (they
+    put back what they change) or come last. Not for a test that needs Python."""
+    slug, *names = request.module.WIDGET_PAGE
+    hold = HoldBack(request)
+    hold.marked = True  # the module's tab, whatever the first test asking for it is marked
+    page = _open(lesson_context, f"{isolated_site_url}lessons/{slug}/index.html", 1300, hold)
+    yield (page, *_widgets(page, names))
+    hold.finish()
+    page.close()
+
+
+@pytest.fixture
+def shot(request):
+    """shot(page or locator, name): a screenshot as artifacts/screenshots/<lesson>-<name>.png
+    (git-ignored), <lesson> the module's LESSON folder name."""
+    def shoot(target, name: str):
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        target.screenshot(path=str(SCREENSHOTS / f"{request.module.LESSON.name}-{name}.png"))
+    return shoot
+
+
+@pytest.fixture
+def set_code():
+    """set_code(page, source): the editor's text replaced as a paste would (no auto-indent)."""
+    def set_code(page, source: str):
+        page.locator(".cm-content").focus()
+        page.keyboard.press("ControlOrMeta+a")
+        page.keyboard.press("Delete")
+        page.keyboard.insert_text(source)
+    return set_code

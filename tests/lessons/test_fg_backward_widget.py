@@ -1,7 +1,8 @@
 """The fg-backward page in the real browser: the fg-flow widget shows the lesson's numbers, follows
 every edit and the all-reduce switch (its JavaScript agrees with the Python reference), reports bad
 input inline, switches language, fits a phone, and runs the learner's tp_mlp_backward. All but the
-last run while Python is still loading (`python_loading`): the widget never waits for it."""
+last run while Python is still loading: the widget never waits for it. Those that leave the
+widget's numbers as they found them share one tab (`shared_lesson`), in this order."""
 from __future__ import annotations
 
 import importlib.util
@@ -21,7 +22,8 @@ expect = playwright_api.expect
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 LESSON = ROOT / "lessons" / "fg-backward"
-SCREENSHOTS = ROOT / "artifacts" / "screenshots"
+WIDGET_PAGE = ("fg-backward", "fg-flow")
+shared = pytest.mark.xdist_group("fg-backward-page")
 A = np.array([[1.0, 0.0, -1.0, 2.0], [0.0, 1.0, 1.0, -1.0]])
 B = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [2.0, 0.0]])
 
@@ -41,25 +43,9 @@ def shown(values) -> str:
     return "(" + ", ".join(one(v) for v in values) + ")"
 
 
-@pytest.fixture
-def fg_page(open_page, isolated_site_url):
-    """fg_page(width) -> (page, widget): the lesson in a new tab (tests/lessons/conftest.py)."""
-    def open_(width=1300):
-        page = open_page(f"{isolated_site_url}lessons/fg-backward/index.html", width)
-        widget = page.locator('[data-widget="fg-flow"]')
-        expect(widget.locator(".fg-flow")).to_be_visible()
-        return page, widget
-    return open_
-
-
-def shot(target, name):
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    target.screenshot(path=str(SCREENSHOTS / f"fg-backward-{name}.png"))
-
-
-@pytest.mark.python_loading
-def test_the_widget_shows_the_worked_example_forward_and_backward(fg_page):
-    page, w = fg_page()
+@shared
+def test_the_widget_shows_the_worked_example_forward_and_backward(shared_lesson, shot):
+    page, w = shared_lesson
     expect(w.get_by_test_id("Y")).to_have_text("(1.682, 2.796)")
     expect(w.get_by_test_id("dX-0")).to_have_text("(1.083, 1.086)")
     expect(w.get_by_test_id("dX-1")).to_have_text("(\u22120.166, 1.166)")
@@ -78,9 +64,9 @@ def test_the_widget_shows_the_worked_example_forward_and_backward(fg_page):
     ("weights", True, False, "(0.917, 2.252)"),
     ("sum", True, True, "(0.917, 2.252)"),
 ])
-@pytest.mark.python_loading
-def test_the_switch_shows_which_result_goes_wrong(fg_page, mode, dx_ok, grads_ok, shown_dx):
-    page, w = fg_page()
+@shared
+def test_the_switch_shows_which_result_goes_wrong(shared_lesson, shot, mode, dx_ok, grads_ok, shown_dx):
+    page, w = shared_lesson  # "sum" comes last: the switch is back where it was
     w.locator(f'input[type=radio][value="{mode}"]').check()
     expect(w.get_by_test_id("dX")).to_have_text(shown_dx)
     expect(w.get_by_test_id("dx-verdict")).to_have_attribute("data-ok", str(dx_ok).lower())
@@ -92,8 +78,8 @@ def test_the_switch_shows_which_result_goes_wrong(fg_page, mode, dx_ok, grads_ok
 
 
 @pytest.mark.python_loading
-def test_every_edit_recomputes_and_agrees_with_the_python_reference(fg_page):
-    page, w = fg_page()
+def test_every_edit_recomputes_and_agrees_with_the_python_reference(open_lesson):
+    page, w = open_lesson(*WIDGET_PAGE)
     ref = reference()
     w.get_by_label("X[0]", exact=True).fill("-1.5")
     w.get_by_label("dY[1]", exact=True).fill("2")
@@ -108,9 +94,9 @@ def test_every_edit_recomputes_and_agrees_with_the_python_reference(fg_page):
     expect(w.get_by_test_id("dx-verdict")).to_have_attribute("data-ok", "true")
 
 
-@pytest.mark.python_loading
-def test_bad_input_is_shown_next_to_the_field(fg_page):
-    page, w = fg_page()
+@shared
+def test_bad_input_is_shown_next_to_the_field(shared_lesson):
+    page, w = shared_lesson
     field = w.get_by_label("dY[0]", exact=True)
     field.fill("1..2")
     expect(field).to_have_attribute("aria-invalid", "true")
@@ -120,9 +106,22 @@ def test_bad_input_is_shown_next_to_the_field(fg_page):
     expect(w.get_by_test_id("dX")).to_have_text("(0.917, 2.252)")
 
 
-@pytest.mark.python_loading
-def test_the_widget_switches_language_with_the_page(fg_page):
-    page, w = fg_page()
+@shared
+def test_the_widget_fits_a_phone(shared_lesson, shot):
+    page, w = shared_lesson
+    page.set_viewport_size({"width": 390, "height": 950})
+    try:
+        overflow = w.evaluate("el => el.querySelector('.fg-flow').scrollWidth - el.clientWidth")
+        assert overflow <= 0, f"the widget is {overflow} px wider than the phone's column"
+        shot(page, "phone")
+    finally:
+        page.set_viewport_size({"width": 1300, "height": 950})
+
+
+@shared
+def test_the_widget_switches_language_with_the_page(shared_lesson, shot):
+    """Last on the shared tab: it leaves the page in Polish."""
+    page, w = shared_lesson
     page.locator('[data-lang-choice="pl"]').click()
     expect(w.locator(".tpw-title")).to_have_text("W przód i wstecz, GPU po GPU")
     expect(w.get_by_test_id("dx-verdict")).to_contain_text("bez podziału")
@@ -130,25 +129,14 @@ def test_the_widget_switches_language_with_the_page(fg_page):
     assert page.errors == []
 
 
-@pytest.mark.python_loading
-def test_the_widget_fits_a_phone(fg_page):
-    page, w = fg_page(width=390)
-    overflow = w.evaluate("el => el.querySelector('.fg-flow').scrollWidth - el.clientWidth")
-    assert overflow <= 0, f"the widget is {overflow} px wider than the phone's column"
-    shot(page, "phone")
-
-
-def test_try_with_my_code_judges_the_learners_tp_mlp_backward(fg_page):
-    page, w = fg_page()
+def test_try_with_my_code_judges_the_learners_tp_mlp_backward(open_lesson, set_code):
+    page, w = open_lesson(*WIDGET_PAGE)
     page.wait_for_selector("#python-progress[data-state=ready]", timeout=120_000)
     lesson = load_lesson(LESSON)
     for source, verdict in [(lesson.reference.read_text(encoding="utf-8"), "match"),
                             (lesson.wrong_solution("no_allreduce").source, "dx"),
                             (lesson.wrong_solution("weight_grads_allreduced").source, "grads")]:
-        page.locator(".cm-content").focus()
-        page.keyboard.press("ControlOrMeta+a")
-        page.keyboard.press("Delete")
-        page.keyboard.insert_text(source)
+        set_code(page, source)
         w.get_by_role("button", name="Try with my code").click()
         expect(w.get_by_test_id("learner-verdict")).to_have_attribute("data-verdict", verdict, timeout=60_000)
     expect(w.get_by_test_id("learner-dX")).to_have_text("(0.917, 2.252)")

@@ -1,7 +1,9 @@
 """The sequence-parallel page in the real browser: the data-flow widget shows the worked example
 stage by stage and the memory calculator the paper's GPT-3 numbers; both follow every edit,
 report bad input inline, switch language, fit a phone, and run the learner's own functions. All
-but the last run while Python is still loading (`python_loading`): the widgets never wait for it."""
+but the last run while Python is still loading: the widgets never wait for it. All but the
+bad-input one share one tab (`shared_lesson`), in this order: each starts from what the ones
+before it left, and the language test, which leaves the page in Polish, comes last."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -18,73 +20,31 @@ expect = playwright_api.expect
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 LESSON = ROOT / "lessons" / "sequence-parallel"
-SCREENSHOTS = ROOT / "artifacts" / "screenshots"
+WIDGET_PAGE = ("sequence-parallel", "sp-dataflow", "sp-memory")
+shared = pytest.mark.xdist_group("sequence-parallel-page")
 MINUS = "\u2212"
-
-
-@pytest.fixture
-def sp_page(open_page, isolated_site_url):
-    """sp_page(width) -> (page, data-flow widget, memory widget), in a new tab."""
-    def open_(width=1300):
-        page = open_page(f"{isolated_site_url}lessons/sequence-parallel/index.html", width)
-        flow, memory = page.locator('[data-widget="sp-dataflow"]'), page.locator('[data-widget="sp-memory"]')
-        expect(flow.locator(".spdf")).to_be_visible()
-        expect(memory.locator(".spm")).to_be_visible()
-        return page, flow, memory
-    return open_
-
-
-def shot(target, name):
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    target.screenshot(path=str(SCREENSHOTS / f"sequence-parallel-{name}.png"))
 
 
 def cells(locator) -> list[str]:
     return [t.strip() for t in locator.locator("td").all_inner_texts()]
 
 
-@pytest.mark.python_loading
-def test_the_data_flow_shows_the_worked_example(sp_page):
-    page, flow, _ = sp_page()
+@shared
+def test_the_data_flow_shows_the_worked_example(shared_lesson, shot):
+    page, flow, _ = shared_lesson
     assert cells(flow.get_by_test_id("rs-1")) == ["6.788", f"{MINUS}0.204", "0", "0"]
     assert cells(flow.get_by_test_id("out-0")) == ["1.789", "4.796", "2.789", "5.796"]
     assert cells(flow.get_by_test_id("out-1")) == ["9.788", "0.796", "2", "2"]
     assert len(cells(flow.get_by_test_id("ag-0"))) == 8  # after the all-gather: all 4 rows
     assert len(cells(flow.get_by_test_id("ln-0"))) == 4  # before it: its own 2 rows
-    expect(flow.get_by_test_id("equal")).to_have_attribute("data-equal", "true")
+    expect(flow.get_by_test_id("equal")).to_have_attribute("data-ok", "true")
     shot(flow, "dataflow")
     assert page.errors == []
 
 
-@pytest.mark.python_loading
-def test_the_data_flow_follows_edits_and_gpu_counts(sp_page):
-    page, flow, _ = sp_page()
-    flow.get_by_label("X[1][0]", exact=True).fill("5")
-    assert cells(flow.get_by_test_id("out-0"))[2:] == ["11.788", "2.796"]
-    flow.locator('select[data-size="T"]').select_option("8")
-    flow.locator('select[data-size="n"]').select_option("4")
-    expect(flow.locator(".spdf-gpu")).to_have_count(4)
-    expect(flow.get_by_test_id("equal")).to_have_attribute("data-equal", "true")
-    expect(flow.get_by_test_id("comm")).to_contain_text("together 24")
-
-
-@pytest.mark.python_loading
-def test_the_data_flow_reports_bad_input_inline(sp_page):
-    page, flow, _ = sp_page()
-    field = flow.get_by_label("X[0][1]", exact=True)
-    field.fill("1..2")
-    expect(flow.get_by_test_id("errors-X")).to_contain_text("X[0][1]")
-    expect(flow.get_by_test_id("blocked")).to_be_visible()
-    field.fill("2")
-    flow.locator('select[data-size="T"]').select_option("3")
-    expect(flow.get_by_test_id("size-errors")).to_contain_text("T = 3 is not divisible by n = 2")
-    flow.locator('select[data-size="n"]').select_option("1")
-    expect(flow.get_by_test_id("equal")).to_have_attribute("data-equal", "true")
-
-
-@pytest.mark.python_loading
-def test_the_calculator_starts_at_gpt3_and_recomputes(sp_page):
-    page, _, memory = sp_page()
+@shared
+def test_the_calculator_starts_at_gpt3_and_recomputes(shared_lesson, shot):
+    page, _, memory = shared_lesson
     values = [memory.get_by_test_id(f"value-{k}").inner_text() for k in ("one", "tp", "tp-sp", "tp-sel", "tp-sp-sel")]
     assert values == ["2.672", "0.539", "0.334", "0.305", "0.100"]
     expect(memory.get_by_test_id("current")).to_contain_text("0.334 GiB")
@@ -99,9 +59,22 @@ def test_the_calculator_starts_at_gpt3_and_recomputes(sp_page):
     shot(memory, "memory")
 
 
-@pytest.mark.python_loading
-def test_both_widgets_switch_language_and_fit_a_phone(sp_page):
-    page, flow, memory = sp_page(width=390)
+@shared
+def test_the_data_flow_follows_edits_and_gpu_counts(shared_lesson):
+    page, flow, _ = shared_lesson
+    flow.get_by_label("X[1][0]", exact=True).fill("5")
+    assert cells(flow.get_by_test_id("out-0"))[2:] == ["11.788", "2.796"]
+    flow.locator('select[data-size="T"]').select_option("8")
+    flow.locator('select[data-size="n"]').select_option("4")
+    expect(flow.locator(".spdf-gpu")).to_have_count(4)
+    expect(flow.get_by_test_id("equal")).to_have_attribute("data-ok", "true")
+    expect(flow.get_by_test_id("comm")).to_contain_text("together 24")
+
+
+@shared
+def test_both_widgets_switch_language_and_fit_a_phone(shared_lesson, shot):
+    page, flow, memory = shared_lesson
+    page.set_viewport_size({"width": 390, "height": 950})
     page.locator('[data-lang-choice="pl"]').click()
     expect(flow.locator(".tpw-title")).to_contain_text("wiersz po wierszu")
     expect(memory.locator(".tpw-title")).to_have_text("Pamięć aktywacji na warstwę, na jedno GPU")
@@ -112,18 +85,29 @@ def test_both_widgets_switch_language_and_fit_a_phone(sp_page):
     assert page.errors == []
 
 
-def test_try_with_my_code_runs_the_learners_functions(sp_page):
-    page, flow, memory = sp_page()
+@pytest.mark.python_loading
+def test_the_data_flow_reports_bad_input_inline(open_lesson):
+    page, flow, _ = open_lesson(*WIDGET_PAGE)
+    field = flow.get_by_label("X[0][1]", exact=True)
+    field.fill("1..2")
+    expect(flow.get_by_test_id("errors-X")).to_contain_text("X[0][1]")
+    expect(flow.get_by_test_id("blocked")).to_be_visible()
+    field.fill("2")
+    flow.locator('select[data-size="T"]').select_option("3")
+    expect(flow.get_by_test_id("size-errors")).to_contain_text("T = 3 is not divisible by n = 2")
+    flow.locator('select[data-size="n"]').select_option("1")
+    expect(flow.get_by_test_id("equal")).to_have_attribute("data-ok", "true")
+
+
+def test_try_with_my_code_runs_the_learners_functions(open_lesson, set_code):
+    page, flow, memory = open_lesson(*WIDGET_PAGE)
     page.wait_for_selector("#python-progress[data-state=ready]", timeout=120_000)
     lesson = load_lesson(LESSON)
     for source, flow_verdict, memory_verdict in [
             (lesson.reference.read_text(encoding="utf-8"), "match", "match"),
             (lesson.wrong_solution("residual_forgotten").source, "values", "match"),
             (lesson.wrong_solution("bytes_gib").source, "match", "mismatch")]:
-        page.locator(".cm-content").focus()
-        page.keyboard.press("ControlOrMeta+a")
-        page.keyboard.press("Delete")
-        page.keyboard.insert_text(source)
+        set_code(page, source)
         for w, verdict in ((flow, flow_verdict), (memory, memory_verdict)):
             w.get_by_role("button", name="Try with my code").click()
             expect(w.get_by_test_id("learner-verdict")).to_have_attribute("data-verdict", verdict, timeout=60_000)

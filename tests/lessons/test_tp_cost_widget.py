@@ -2,7 +2,8 @@
 hides the paper's row until the learner has predicted it, follows every slider and typed value,
 reports bad input inline, marks where the group leaves the server, speaks Polish (with Polish
 numbers), fits a phone, and draws the learner's own tp_speedup over the model. All but the last
-run while Python is still loading (`python_loading`): the widget never waits for it."""
+run while Python is still loading: the widget never waits for it. The first and the Polish ones
+share one tab (`shared_lesson`), in this order: the Polish ones leave it in Polish."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -19,28 +20,13 @@ expect = playwright_api.expect
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 LESSON = ROOT / "lessons" / "tp-cost"
-SCREENSHOTS = ROOT / "artifacts" / "screenshots"
+WIDGET_PAGE = ("tp-cost", "tp-scaling")
+shared = pytest.mark.xdist_group("tp-cost-page")
 
 
-@pytest.fixture
-def scaling_page(open_page, isolated_site_url):
-    """scaling_page(width) -> (page, widget), in a new tab."""
-    def open_(width=1300):
-        page = open_page(f"{isolated_site_url}lessons/tp-cost/index.html", width)
-        widget = page.locator('[data-widget="tp-scaling"]')
-        expect(widget.get_by_test_id("speedup-plot")).to_be_visible()
-        return page, widget
-    return open_
-
-
-def shot(target, name):
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    target.screenshot(path=str(SCREENSHOTS / f"tp-cost-{name}.png"))
-
-
-@pytest.mark.python_loading
-def test_it_starts_at_d2_and_reveals_the_paper_after_a_prediction(scaling_page):
-    page, widget = scaling_page()
+@shared
+def test_it_starts_at_d2_and_reveals_the_paper_after_a_prediction(shared_lesson, shot):
+    page, widget = shared_lesson
     expect(widget.get_by_test_id("summary")).to_contain_text("Best degree: t = 16 (12.76× faster")
     assert [widget.get_by_test_id(f"speedup-{t}").inner_text() for t in (2, 4, 8)] == ["1.97", "3.81", "7.15"]
     expect(widget.get_by_test_id("leaves")).to_have_count(2)  # one marker on each plot
@@ -62,8 +48,8 @@ def test_it_starts_at_d2_and_reveals_the_paper_after_a_prediction(scaling_page):
 
 
 @pytest.mark.python_loading
-def test_sliders_and_typed_values_recompute_and_bad_input_is_shown_inline(scaling_page):
-    page, widget = scaling_page()
+def test_sliders_and_typed_values_recompute_and_bad_input_is_shown_inline(open_lesson):
+    page, widget = open_lesson(*WIDGET_PAGE)
     widget.locator('input[data-slider="gpusPerNode"]').fill("8")
     expect(widget.get_by_test_id("summary")).to_contain_text("t = 8 (7.15× faster")
     expect(widget.locator('input[data-field="gpusPerNode"]')).to_have_value("8")
@@ -79,10 +65,11 @@ def test_sliders_and_typed_values_recompute_and_bad_input_is_shown_inline(scalin
     assert page.errors == []
 
 
-@pytest.mark.python_loading
+@shared
 @pytest.mark.parametrize("width", [1300, 390], ids=["desktop", "phone"])
-def test_polish_numbers_and_the_phone_width(scaling_page, width):
-    page, widget = scaling_page(width)
+def test_polish_numbers_and_the_phone_width(shared_lesson, shot, width):
+    page, widget = shared_lesson
+    page.set_viewport_size({"width": width, "height": 950})
     page.locator('[data-lang-choice="pl"]').click()
     expect(widget.locator(".tpw-title")).to_have_text("Przyspieszenie i wydajność w zależności od stopnia TP")
     expect(widget.get_by_test_id("speedup-2")).to_have_text("1,97")
@@ -99,15 +86,12 @@ def test_polish_numbers_and_the_phone_width(scaling_page, width):
     assert page.errors == []
 
 
-def test_try_with_my_code_draws_the_learners_curve(scaling_page):
-    page, widget = scaling_page()
+def test_try_with_my_code_draws_the_learners_curve(open_lesson, set_code):
+    page, widget = open_lesson(*WIDGET_PAGE)
     page.wait_for_selector("#python-progress[data-state=ready]", timeout=120_000)
     sources = golden.solutions(load_lesson(LESSON))
     for source, verdict in [(sources["reference"], "match"), (sources["compute_not_split"], "mismatch")]:
-        page.locator(".cm-content").focus()
-        page.keyboard.press("ControlOrMeta+a")
-        page.keyboard.press("Delete")
-        page.keyboard.insert_text(source)
+        set_code(page, source)
         widget.get_by_role("button", name="Try with my code").click()
         expect(widget.get_by_test_id("learner-verdict")).to_have_attribute("data-verdict", verdict, timeout=60_000)
         expect(widget.get_by_test_id("learner-line")).to_have_count(1)

@@ -1,7 +1,9 @@
 """The tp-transformer page in the real browser: the timeline counts each layer's collectives
 (and switches to sequence parallelism), the training widget draws the one-device, TP and TP + SP
 curves on one another; both report bad input inline, switch language and fit a phone, and "Try
-with my code" runs the learner's train_tp. All but the last run while Python is still loading."""
+with my code" runs the learner's train_tp. All but the last run while Python is still loading, on
+one tab (`shared_lesson`), in this order: each widget's test edits only its own widget, and the
+language test, which leaves the page in Polish, comes last."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -18,29 +20,13 @@ expect = playwright_api.expect
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 LESSON = ROOT / "lessons" / "tp-transformer"
-SCREENSHOTS = ROOT / "artifacts" / "screenshots"
+WIDGET_PAGE = ("tp-transformer", "tp-timeline", "tp-training")
+shared = pytest.mark.xdist_group("tp-transformer-page")
 
 
-@pytest.fixture
-def tp_page(open_page, isolated_site_url):
-    """tp_page(width) -> (page, timeline widget, training widget), in a new tab."""
-    def open_(width=1300):
-        page = open_page(f"{isolated_site_url}lessons/tp-transformer/index.html", width)
-        timeline, training = page.locator('[data-widget="tp-timeline"]'), page.locator('[data-widget="tp-training"]')
-        expect(timeline.locator(".tptl")).to_be_visible()
-        expect(training.locator(".tptr")).to_be_visible()
-        return page, timeline, training
-    return open_
-
-
-def shot(target, name):
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    target.screenshot(path=str(SCREENSHOTS / f"tp-transformer-{name}.png"))
-
-
-@pytest.mark.python_loading
-def test_the_timeline_counts_collectives_beside_pytorch(tp_page):
-    page, timeline, _ = tp_page()
+@shared
+def test_the_timeline_counts_collectives_beside_pytorch(shared_lesson, shot):
+    page, timeline, _ = shared_lesson
     ops = lambda: timeline.get_by_test_id("comm").evaluate_all("els => els.map(e => e.dataset.op)")  # noqa: E731
     assert ops() == ["all_reduce"] * 4
     expect(timeline.get_by_test_id("ours")).to_contain_text("{all_reduce: 4}")
@@ -53,7 +39,7 @@ def test_the_timeline_counts_collectives_beside_pytorch(tp_page):
     timeline.locator('select[data-size="n"]').select_option("4")
     expect(timeline.locator(".tptl-box.gpu-3").first).to_be_visible()
     timeline.get_by_test_id("heads").fill("6")
-    expect(timeline.get_by_test_id("errors")).to_contain_text("6 heads cannot be split evenly over n = 4")
+    expect(timeline.get_by_test_id("error-heads")).to_contain_text("6 heads cannot be split evenly over n = 4")
     expect(timeline.get_by_test_id("blocked")).to_be_visible()
     timeline.get_by_test_id("heads").fill("8")
     expect(timeline.locator(".tptl-box.gpu-1").first).to_be_visible()
@@ -61,9 +47,9 @@ def test_the_timeline_counts_collectives_beside_pytorch(tp_page):
     assert page.errors == []
 
 
-@pytest.mark.python_loading
-def test_the_training_curves_coincide_and_follow_edits(tp_page):
-    page, _, training = tp_page()
+@shared
+def test_the_training_curves_coincide_and_follow_edits(shared_lesson, shot):
+    page, _, training = shared_lesson
     expect(training.get_by_test_id("diff")).to_contain_text("TP ")
     expect(training.locator('[data-series="one"] polyline')).to_have_count(1)  # the line under the markers
     assert len(training.locator('[data-series="one"] polyline').get_attribute("points").split()) == 12
@@ -73,7 +59,7 @@ def test_the_training_curves_coincide_and_follow_edits(tp_page):
     training.get_by_test_id("seed").fill("4")
     expect(training.get_by_test_id("losses")).not_to_have_text(first)
     training.get_by_test_id("steps").fill("0")
-    expect(training.get_by_test_id("errors")).to_contain_text("steps must be a whole number from 1 to 40")
+    expect(training.get_by_test_id("error-steps")).to_contain_text("steps must be a whole number from 1 to 40")
     expect(training.get_by_test_id("blocked")).to_be_visible()
     training.get_by_test_id("steps").fill("5")
     expect(training.locator('[data-series="tp"] > *')).to_have_count(5)
@@ -81,9 +67,10 @@ def test_the_training_curves_coincide_and_follow_edits(tp_page):
     assert page.errors == []
 
 
-@pytest.mark.python_loading
-def test_both_widgets_switch_language_and_fit_a_phone(tp_page):
-    page, timeline, training = tp_page(width=390)
+@shared
+def test_both_widgets_switch_language_and_fit_a_phone(shared_lesson, shot):
+    page, timeline, training = shared_lesson
+    page.set_viewport_size({"width": 390, "height": 950})
     page.locator('[data-lang-choice="pl"]').click()
     expect(timeline.locator(".tpw-title")).to_have_text("Jedna warstwa na n GPU, operacja zbiorowa po operacji")
     expect(training.get_by_test_id("losses")).to_contain_text(",")
@@ -94,16 +81,13 @@ def test_both_widgets_switch_language_and_fit_a_phone(tp_page):
     assert page.errors == []
 
 
-def test_try_with_my_code_draws_the_learners_curve(tp_page):
-    page, _, training = tp_page()
+def test_try_with_my_code_draws_the_learners_curve(open_lesson, set_code):
+    page, _, training = open_lesson(*WIDGET_PAGE)
     page.wait_for_selector("#python-progress[data-state=ready]", timeout=120_000)
     training.get_by_test_id("steps").fill("4")
     sources = golden.solutions(load_lesson(LESSON))
     for source, verdict in [(sources["reference"], "match"), (sources["sgd_rank0"], "values")]:
-        page.locator(".cm-content").focus()
-        page.keyboard.press("ControlOrMeta+a")
-        page.keyboard.press("Delete")
-        page.keyboard.insert_text(source)
+        set_code(page, source)
         training.get_by_role("button", name="Try with my code").click()
         expect(training.get_by_test_id("learner-verdict")).to_have_attribute("data-verdict", verdict, timeout=60_000)
     expect(training.locator('[data-series="mine"]')).to_have_count(1)

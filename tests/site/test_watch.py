@@ -1,6 +1,7 @@
 """`build.py serve --watch`: a saved change rebuilds the site (re-checking only the changed
 lesson), and an open page reloads by itself; a broken lesson keeps the last good site and shows
-its located errors over the page and in the terminal, until it is fixed."""
+its located errors over the page and in the terminal, until it is fixed. A widget's error names
+the lesson's own file and line (the bundle's source map, read back by the page)."""
 from __future__ import annotations
 
 import re
@@ -26,10 +27,56 @@ def watcher(tmp_path_factory):
     """One watched site for the module: starting a watcher costs a build."""
     tmp_path = tmp_path_factory.mktemp("watch")
     lessons = tmp_path / "lessons"
-    new_lesson(lessons, "demo-lesson")
+    add_broken_widgets(new_lesson(lessons, "demo-lesson"))
     w = Watcher(lessons, tmp_path / "dist")
     yield w
     w.stop()
+
+
+# Two widgets that fail on purpose: one while it mounts, one in its button's click handler.
+BROKEN = {
+    "broken": """export const calls = [];
+export function mount(el) {
+  el.textContent = "about to fail";
+  null.nothing();  // line 4
+}
+""",
+    "clicky": """export const calls = [];
+export function mount(el) {
+  const button = document.createElement("button");
+  button.textContent = "fail";
+  button.onclick = () => {
+    throw new Error("clicked");  // line 6
+  };
+  el.append(button);
+}
+""",
+}
+
+
+def add_broken_widgets(folder: Path) -> None:
+    (folder / "widgets").mkdir()
+    for name, code in BROKEN.items():
+        (folder / "widgets" / f"{name}.js").write_text(code)
+    toml = folder / "lesson.toml"
+    toml.write_text(toml.read_text().replace("widgets = []", f"widgets = {list(BROKEN)!r}".replace("'", '"')))
+    md = folder / "lesson.md"
+    md.write_text(md.read_text() + "".join(f"\n{{{{ widget: {name} }}}}\n" for name in BROKEN))
+
+
+def test_a_widgets_error_names_its_own_file_and_line(watcher, browser):
+    """Not the minified assets/page-*.js: on the page, in the console, at mount and later."""
+    page = browser.new_page()
+    console_error = lambda text: lambda m: m.type == "error" and m.text.startswith(text)  # noqa: E731
+    with page.expect_console_message(console_error("widget broken at lessons/demo-lesson/widgets/broken.js:4:"),
+                                     timeout=60_000):
+        page.goto(watcher.url + "lessons/demo-lesson/index.html")
+    assert "(lessons/demo-lesson/widgets/broken.js:4:" in page.locator('[data-widget="broken"]').inner_text()
+    with page.expect_console_message(console_error("widget error at lessons/demo-lesson/widgets/clicky.js:6:"),
+                                     timeout=30_000) as message:
+        page.locator('[data-widget="clicky"] button').click()
+    assert "clicked" in message.value.text
+    page.close()
 
 
 def test_a_saved_change_reloads_the_open_page_and_errors_show_located(watcher, browser):

@@ -32,6 +32,28 @@ def widget_registry(widgets: dict[str, dict[str, Path]]) -> str:
     return "\n".join([*imports, "export const widgets = {", *entries, "};", ""])
 
 
+def name_sources(assets: Path, root: Path, widgets: dict[str, dict[str, Path]]) -> None:
+    """Names each source in the bundles' maps as an author knows it: `lessons/<folder>/widgets/x.js`
+    for a lesson's file wherever its lessons folder is, else its path in the repository
+    (esbuild writes paths relative to its temporary output folder). The page's widget host shows
+    these names with a widget's errors in `serve --watch` builds (web/src/source-location.js)."""
+    folders = {path.resolve().parent.parent for named in widgets.values() for path in named.values()}
+
+    def name(source: str) -> str:
+        # esbuild's paths are relative to the output folder as given (not its real path).
+        path = Path(os.path.normpath(assets / source))
+        for folder in folders:
+            if path.is_relative_to(folder):
+                return f"lessons/{folder.name}/{path.relative_to(folder).as_posix()}"
+        if "node_modules" in path.parts:
+            return Path(*path.parts[path.parts.index("node_modules"):]).as_posix()
+        return path.relative_to(root).as_posix() if path.is_relative_to(root) else source
+    for map_file in assets.glob("*.map"):
+        source_map = json.loads(map_file.read_text(encoding="utf-8"))
+        source_map["sources"] = [name(s) for s in source_map["sources"]]
+        map_file.write_text(json.dumps(source_map), encoding="utf-8")
+
+
 def bundle(root: Path, assets_dir: Path, widgets: dict[str, dict[str, Path]],
            minify: bool = True) -> dict[str, str]:
     """Runs esbuild; returns {"page.js", "page.css", "worker.js"} -> path relative to assets_dir.
@@ -65,6 +87,7 @@ def bundle(root: Path, assets_dir: Path, widgets: dict[str, dict[str, Path]],
         if proc.returncode != 0:
             raise BuildError(f"esbuild failed:\n{proc.stderr.strip()}")
         meta = json.loads(metafile.read_text())
+        name_sources(work / "assets", root, widgets)
         shutil.copytree(work / "assets", assets_dir, dirs_exist_ok=True)
 
     def rel(path: str) -> str:

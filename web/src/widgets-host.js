@@ -4,8 +4,18 @@
 
 import "./widgets/widgets.css";
 import { widgets } from "lesson-widgets";
+import { sourceLocation } from "./source-location.js";
 
 export function mountWidgets(doc, { language, runWithLearnerCode }) {
+  // A `serve --watch` build (its pages carry the live-reload script) names a widget's errors by
+  // the lesson's own file and line, also those thrown later by the widget's event handlers.
+  const live = doc.getElementById("live-reload") !== null;
+  if (live) {
+    doc.defaultView.addEventListener("error", async (event) => {
+      const at = await sourceLocation(event.error);
+      if (at?.startsWith("lessons/")) console.error(`widget error at ${at}: ${event.message}`);
+    });
+  }
   for (const el of doc.querySelectorAll(".widget[data-widget]")) {
     const name = el.dataset.widget;
     const widget = widgets[el.dataset.lesson]?.[name];
@@ -23,8 +33,14 @@ export function mountWidgets(doc, { language, runWithLearnerCode }) {
       });
     } catch (error) {
       // One broken widget must not take the editor and the grader down with it.
-      console.error(`widget ${name}:`, error);
       el.textContent = `Widget "${name}" failed to start: ${error.message}`;
+      if (!live) console.error(`widget ${name}:`, error);
+      else {
+        sourceLocation(error).then((at) => {
+          if (at) el.textContent += ` (${at})`;
+          console.error(`widget ${name}${at ? ` at ${at}` : ""}:`, error);
+        });
+      }
     }
   }
 }

@@ -3,12 +3,14 @@
 // runs the learner's tp_mlp_backward on the same numbers.
 
 import "./fg-flow.css";
-import { h, fill, sub, uid } from "widget-kit/dom.js";
+import { h, fill, sub } from "widget-kit/dom.js";
 import { translator } from "widget-kit/i18n.js";
-import { inputGrid, readGrid, showErrors, entryErrorText, ENTRY_MESSAGES } from "widget-kit/grid.js";
+import { matrixInput, ENTRY_MESSAGES } from "widget-kit/grid.js";
+import { radios, select } from "widget-kit/controls.js";
+import { card, gpuCard, matrixFigure, valueLine } from "widget-kit/views.js";
 import { MISSED_SUM_MESSAGES, missedSumHint } from "widget-kit/missed-sum.js";
-import { TRY_MINE_MESSAGES, tryMine, verdict as learnerVerdict } from "widget-kit/try-mine.js";
-import { formatNumber, formatVector, isShownExactly, shardRange } from "widget-kit/matrix.js";
+import { TRY_MINE_MESSAGES, tryMine, verdict } from "widget-kit/try-mine.js";
+import { formatNumber, formatVector, indexRange, shardRange } from "widget-kit/matrix.js";
 import { fgFlow, maxMatrixDiff, MODES } from "../widget-lib/fg-math.js";
 
 export const calls = ["tp_mlp_backward"];
@@ -18,8 +20,6 @@ const A = [[1, 0, -1, 2], [0, 1, 1, -1]];
 const B = [[1, 0], [0, 1], [1, 1], [2, 0]];
 const F = A[0].length;
 const GPU_COUNTS = [1, 2, 4];
-
-const range = (s, e) => (e - s === 1 ? `${s}` : `${s}–${e - 1}`);
 
 export const MESSAGES = {
   en: {
@@ -117,64 +117,30 @@ export function mount(el, ctx) {
     text: { X: [["1", "2"]], dY: [["1", "1"]] }, // what the learner typed, kept verbatim
   };
   let view = null;
-  const radioGroup = uid("fg-flow-mode");
 
   function render(focus) {
     const lang = state.lang;
-    const grids = {
-      X: inputGrid({ name: "X", vector: true, values: state.text.X, onInput: edited }),
-      dY: inputGrid({ name: "dY", vector: true, values: state.text.dY, onInput: edited }),
-    };
-    const errors = { X: h("div", { class: "tpw-errors" }), dY: h("div", { class: "tpw-errors" }) };
-    const box = (name) => h("figure", { class: "tpw-matrix" }, h("figcaption", {}, t(lang, `caption-${name}`)), grids[name].table, errors[name]);
-    const nSelect = h(
-      "select",
-      { "data-size": "N", onchange: (e) => { state.N = Number(e.target.value); render("N"); } },
-      GPU_COUNTS.map((n) => h("option", { value: n, selected: n === state.N }, String(n)))
-    );
-    const modes = h(
-      "fieldset",
-      { class: "tpw-switch fg-flow-modes" },
-      h("legend", {}, t(lang, "mode-legend")),
-      MODES.map((m) =>
-        h("label", {}, h("input", {
-          type: "radio", name: radioGroup, value: m, checked: m === state.mode,
-          onchange: () => { state.mode = m; compute(); },
-        }), t(lang, `mode-${m}`))
-      )
-    );
-    view = { grids, errors, results: h("div", { class: "fg-flow-results" }) };
-    fill(
-      el,
-      h(
-        "section",
-        { class: "tpw fg-flow", lang },
-        h("h3", { class: "tpw-title" }, t(lang, "title")),
-        h("p", { class: "tpw-intro" }, t(lang, "intro")),
-        h("div", { class: "tpw-inputs" }, box("X"), box("dY"),
-          h("label", { class: "tpw-size" }, h("span", {}, t(lang, "size-N")), nSelect)),
-        modes,
-        view.results,
-        mine.block(lang, tryLearner)
-      )
-    );
-    if (focus) nSelect.focus();
+    const grid = (name) => matrixInput({ name, caption: t(lang, `caption-${name}`), vector: true, values: state.text[name], onInput: edited });
+    const grids = { X: grid("X"), dY: grid("dY") };
+    const modes = radios({ legend: t(lang, "mode-legend"), options: MODES.map((m) => ({ value: m, text: t(lang, `mode-${m}`) })),
+      value: state.mode, cls: "fg-flow-modes", onChange: (m) => { state.mode = m; compute(); } });
+    view = { grids, results: h("div", { class: "fg-flow-results" }) };
+    fill(el, card({ lang, cls: "fg-flow", title: t(lang, "title"), intro: t(lang, "intro") },
+      h("div", { class: "tpw-inputs" }, grids.X.el, grids.dY.el,
+        select({ label: t(lang, "size-N"), options: GPU_COUNTS, value: state.N, attrs: { "data-size": "N" }, onChange: (n) => { state.N = n; render("N"); } })),
+      modes, view.results, mine.block(lang, tryLearner)));
+    if (focus) el.querySelector(`select[data-size="${focus}"]`)?.focus();
     compute();
   }
 
   function edited() {
-    for (const name of ["X", "dY"]) state.text[name] = view.grids[name].inputs.map((row) => row.map((i) => i.value));
+    for (const name of ["X", "dY"]) state.text[name] = view.grids[name].texts();
     compute();
   }
 
   function readInputs() {
-    const read = {};
-    for (const name of ["X", "dY"]) {
-      const { values, errors } = readGrid(view.grids[name].inputs);
-      showErrors(view.errors[name], errors.map((e) => ({ input: e.input, text: entryErrorText(t, state.lang, e) })));
-      read[name] = values && values[0];
-    }
-    return read.X && read.dY ? { X: read.X, dY: read.dY, N: state.N } : null;
+    const [X, dY] = ["X", "dY"].map((name) => view.grids[name].read(t, state.lang)?.[0]);
+    return X && dY ? { X, dY, N: state.N } : null;
   }
 
   function compute() {
@@ -192,29 +158,25 @@ export function mount(el, ctx) {
 
   function flowView(r, { X, dY, N }) {
     const lang = state.lang;
-    const card = (g, i, body) =>
-      h(
-        "article",
-        { class: `tpw-gpu gpu-${i}`, "aria-label": t(lang, "gpu", { i }), "data-testid": `gpu-${i}` },
-        h("h5", {}, h("span", { class: "tpw-gpu-badge" }, t(lang, "gpu", { i })), " ",
-          h("span", { class: "tpw-owns" }, t(lang, "owns", { cols: range(...g.range), one: g.range[1] - g.range[0] === 1 }))),
-        body
-      );
+    const gpu = (g, i, body) => gpuCard({ i, label: t(lang, "gpu", { i }),
+      note: t(lang, "owns", { cols: indexRange(...g.range), one: g.range[1] - g.range[0] === 1 }) }, body);
+    const line = (aria, label, values, testid) => valueLine(label, values, lang, { testid, ariaLabel: aria });
+    const matrixView = (label, M, testid) => matrixFigure(label, M, lang, { testid });
     const forwardCards = r.gpus.map((g, i) =>
-      card(g, i, [
-        h("div", { class: "tpw-shard" }, matrixView(sub("A", i), g.A_i, null, lang), matrixView(sub("B", i), g.B_i, null, lang)),
-        line(`Z_${i}`, [sub("Z", i), " = X", sub("A", i)], g.Z, `Z-${i}`, lang),
-        line(`H_${i}`, [sub("H", i), " = GeLU(", sub("Z", i), ")"], g.H, `H-${i}`, lang),
-        line(`Y_${i}`, [sub("Y", i), " = ", sub("H", i), sub("B", i)], g.Y, `Y-${i}`, lang),
+      gpu(g, i, [
+        h("div", { class: "tpw-shard" }, matrixView(sub("A", i), g.A_i), matrixView(sub("B", i), g.B_i)),
+        line(`Z_${i}`, [sub("Z", i), " = X", sub("A", i)], g.Z, `Z-${i}`),
+        line(`H_${i}`, [sub("H", i), " = GeLU(", sub("Z", i), ")"], g.H, `H-${i}`),
+        line(`Y_${i}`, [sub("Y", i), " = ", sub("H", i), sub("B", i)], g.Y, `Y-${i}`),
       ])
     );
     const backwardCards = r.gpus.map((g, i) =>
-      card(g, i, [
-        line(`dZ_${i}`, ["d", sub("Z", i), " = dY", sub("B", i), "ᵀ ⊙ GeLU′(", sub("Z", i), ")"], g.dZ, `dZ-${i}`, lang),
-        line(`dX_${i}`, ["d", sub("X", i), " = d", sub("Z", i), " ", sub("A", i), "ᵀ"], g.dX, `dX-${i}`, lang),
+      gpu(g, i, [
+        line(`dZ_${i}`, ["d", sub("Z", i), " = dY", sub("B", i), "ᵀ ⊙ GeLU′(", sub("Z", i), ")"], g.dZ, `dZ-${i}`),
+        line(`dX_${i}`, ["d", sub("X", i), " = d", sub("Z", i), " ", sub("A", i), "ᵀ"], g.dX, `dX-${i}`),
         h("div", { class: "tpw-shard" },
-          matrixView(["d", ...sub("A", i), " = outer(X, d", ...sub("Z", i), ")"], g.dA, `dA-${i}`, lang),
-          matrixView(["d", ...sub("B", i), " = outer(", ...sub("H", i), ", dY)"], g.dB, `dB-${i}`, lang)),
+          matrixView(["d", ...sub("A", i), " = outer(X, d", ...sub("Z", i), ")"], g.dA, `dA-${i}`),
+          matrixView(["d", ...sub("B", i), " = outer(", ...sub("H", i), ", dY)"], g.dB, `dB-${i}`)),
       ])
     );
     const names = (base) => r.gpus.flatMap((_, i) => [i ? " + " : "", ...sub(base, i)]);
@@ -230,28 +192,28 @@ export function mount(el, ctx) {
         { class: `fg-flow-kept gpu-${i} ${r.keptOk[i] ? "is-equal" : "is-different"}`, "data-testid": `kept-${i}`, "data-ok": String(r.keptOk[i]) },
         h("span", { class: "tpw-gpu-badge" }, t(lang, "gpu", { i })),
         h("span", { class: "tpw-icon", "aria-hidden": "true" }, r.keptOk[i] ? "✓" : "✗"),
-        matrixView(["d", ...sub("A", i)], k.dA, null, lang),
-        matrixView(["d", ...sub("B", i)], k.dB, null, lang)
+        matrixView(["d", ...sub("A", i)], k.dA),
+        matrixView(["d", ...sub("B", i)], k.dB)
       )
     );
     return [
       h("h4", { class: "fg-flow-phase" }, t(lang, "forward")),
-      operator("f", t(lang, "f-forward"), line("X", "X", X, "f-X", lang)),
+      operator("f", t(lang, "f-forward"), line("X", "X", X, "f-X")),
       h("div", { class: "tpw-gpus" }, forwardCards),
-      operator("g", t(lang, "g-forward"), [line("Y", ["Y = ", ...names("Y")], r.Y, "Y", lang), verdict(r.yOk, t(lang, "y-ok"), "y-verdict")]),
+      operator("g", t(lang, "g-forward"), [line("Y", ["Y = ", ...names("Y")], r.Y, "Y"), verdict(r.yOk, t(lang, "y-ok"), null, "y-verdict")]),
       h("h4", { class: "fg-flow-phase" }, t(lang, "backward")),
-      operator("g", t(lang, "g-backward"), line("dY", "dY", dY, "g-dY", lang)),
+      operator("g", t(lang, "g-backward"), line("dY", "dY", dY, "g-dY")),
       h("div", { class: "tpw-gpus" }, backwardCards),
       operator("f", t(lang, `f-backward-${state.mode}`), [
-        line("dX", fBackward, r.dX, "dX", lang),
-        verdict(r.dXOk, r.dXOk ? t(lang, "dx-ok") : t(lang, "dx-bad", { want: formatVector(r.truth.dX, "()", lang), diff: formatNumber(r.dXDiff, lang) }), "dx-verdict"),
+        line("dX", fBackward, r.dX, "dX"),
+        verdict(r.dXOk, r.dXOk ? t(lang, "dx-ok") : t(lang, "dx-bad", { want: formatVector(r.truth.dX, "()", lang), diff: formatNumber(r.dXDiff, lang) }), null, "dx-verdict"),
       ], state.mode !== "sum" && state.mode !== "weights" && N > 1),
       h(
         "div",
         { class: "tpw-panel fg-flow-kept-panel" },
         h("h4", {}, t(lang, "kept-title")),
         h("div", { class: "fg-flow-kept-list" }, kept),
-        verdict(r.keptOk.every(Boolean), r.keptOk.every(Boolean) ? t(lang, "grads-ok") : t(lang, "grads-bad"), "grads-verdict")
+        verdict(r.keptOk.every(Boolean), r.keptOk.every(Boolean) ? t(lang, "grads-ok") : t(lang, "grads-bad"), null, "grads-verdict")
       ),
     ];
   }
@@ -285,7 +247,7 @@ export function mount(el, ctx) {
             h("td", { "data-testid": "learner-dX" }, v.dX ? formatVector(v.dX, "()", lang) : "—")
           ))
         ),
-        learnerVerdict(v.kind === "match", text, v.kind),
+        verdict(v.kind === "match", text, v.kind),
         sumHint ? h("p", { class: "tpw-hint", "data-testid": "learner-sum-hint" }, sumHint) : null,
       ];
     });
@@ -330,35 +292,5 @@ function operator(name, what, body, wrong = false) {
     { class: `fg-flow-op fg-flow-op-${name}${wrong ? " is-wrong" : ""}`, "data-testid": `op-${name}` },
     h("p", { class: "fg-flow-op-head" }, h("span", { class: "fg-flow-op-name" }, name), " ", what),
     body
-  );
-}
-
-function verdict(ok, text, testid, kind) {
-  return h(
-    "p",
-    { class: `tpw-verdict ${ok ? "is-equal" : "is-different"}`, "data-testid": testid, "data-ok": String(ok), "data-verdict": kind ?? null },
-    h("span", { class: "tpw-icon", "aria-hidden": "true" }, ok ? "✓" : "✗"),
-    " ",
-    text
-  );
-}
-
-/** "label ≈ (0.841, 1.955)". */
-function line(ariaLabel, label, values, testid, lang) {
-  return h(
-    "p",
-    { class: "tpw-line" },
-    h("span", { class: "tpw-label" }, label),
-    values.every(isShownExactly) ? " = " : " ≈ ",
-    h("output", { "aria-label": ariaLabel, "data-testid": testid, class: "tpw-vector" }, formatVector(values, "()", lang))
-  );
-}
-
-function matrixView(label, M, testid, lang) {
-  return h(
-    "figure",
-    { class: "tpw-shard-matrix", "data-testid": testid ?? null },
-    h("figcaption", {}, label),
-    h("table", { class: "tpw-grid tpw-readonly" }, h("tbody", {}, M.map((row) => h("tr", {}, row.map((v) => h("td", {}, formatNumber(v, lang)))))))
   );
 }

@@ -6,9 +6,11 @@
 import "./sp-dataflow.css";
 import { h, fill } from "widget-kit/dom.js";
 import { translator } from "widget-kit/i18n.js";
-import { inputGrid, readGrid, showErrors, entryErrorText, ENTRY_MESSAGES } from "widget-kit/grid.js";
+import { matrixInput, showErrors, ENTRY_MESSAGES } from "widget-kit/grid.js";
+import { select } from "widget-kit/controls.js";
+import { card, matrixTable } from "widget-kit/views.js";
 import { TRY_MINE_MESSAGES, tryMine, verdict } from "widget-kit/try-mine.js";
-import { decimalIn, formatNumber } from "widget-kit/matrix.js";
+import { decimalIn, formatNumber, indexRange } from "widget-kit/matrix.js";
 import { spMlpBlock, chunkRows } from "../widget-lib/sp-math.js";
 
 export const calls = ["sp_mlp_block"];
@@ -21,7 +23,6 @@ const F = A[0].length;
 const T_CHOICES = [1, 2, 3, 4, 5, 6, 7, 8];
 const N_CHOICES = [1, 2, 4]; // must divide F = 4: each GPU gets the same number of A's columns
 
-const rowRange = (s, e) => (e - s === 1 ? `${s}` : `${s}–${e - 1}`);
 
 export const MESSAGES = {
   en: {
@@ -101,16 +102,8 @@ export const MESSAGES = {
 const t = translator(MESSAGES);
 
 /** A read-only matrix whose row r is coloured by `gpuOfRow(r)` (null: no colour). */
-function matrixView(M, gpuOfRow, testid, lang) {
-  return h(
-    "table",
-    { class: "tpw-grid spdf-matrix", "data-testid": testid },
-    h("tbody", {}, M.map((row, r) => h("tr", {}, row.map((v) => {
-      const g = gpuOfRow(r);
-      return h("td", { class: g === null ? "" : `gpu-${g}` }, formatNumber(v, lang));
-    }))))
-  );
-}
+const matrixView = (M, gpuOfRow, testid, lang) =>
+  matrixTable(M, lang, { cls: "spdf-matrix", testid, cellClass: (r) => (gpuOfRow(r) === null ? "" : `gpu-${gpuOfRow(r)}`) });
 
 const matrixText = (M) => `[${M.map((row) => `[${row.map(formatNumber).join(", ")}]`).join(", ")}]`;
 
@@ -128,43 +121,32 @@ export function mount(el, ctx) {
 
   function render(focus) {
     const lang = state.lang;
-    const select = (name, options, value) => h(
-      "label", { class: "tpw-size" }, h("span", {}, t(lang, `size-${name}`)),
-      h("select", { "data-size": name, onchange: (e) => resize(name, Number(e.target.value)) },
-        options.map((v) => h("option", { value: v, selected: v === value }, String(v))))
-    );
-    const grids = {
-      X: inputGrid({ name: "X", values: state.text.X, onInput: edited, cellClass: (r) => (ownerOf(r) === null ? "" : `gpu-${ownerOf(r)}`) }),
-      gamma: inputGrid({ name: "γ", vector: true, values: state.text.gamma, onInput: edited }),
-      beta: inputGrid({ name: "β", vector: true, values: state.text.beta, onInput: edited }),
-    };
-    const box = (name) => {
-      const errors = h("div", { class: "tpw-errors", "data-testid": `errors-${name}` });
-      return { errors, el: h("figure", { class: "tpw-matrix" }, h("figcaption", {}, t(lang, `caption-${name}`)), grids[name].table, errors) };
-    };
-    const boxes = { X: box("X"), gamma: box("gamma"), beta: box("beta") };
+    const size = (name, options) => select({ label: t(lang, `size-${name}`), options, value: state[name], attrs: { "data-size": name },
+      onChange: (v) => resize(name, v) });
+    const grid = (name, label, more) => matrixInput({ name: label, testid: `errors-${name}`, caption: t(lang, `caption-${name}`),
+      values: state.text[name], onInput: edited, ...more });
     view = {
-      grids, boxes,
+      grids: {
+        X: grid("X", "X", { cellClass: (r) => (ownerOf(r) === null ? "" : `gpu-${ownerOf(r)}`) }),
+        gamma: grid("gamma", "γ", { vector: true }),
+        beta: grid("beta", "β", { vector: true }),
+      },
       sizeErrors: h("div", { class: "tpw-errors", "data-testid": "size-errors" }),
       stages: h("div", { class: "spdf-stages" }),
     };
-    fill(el, h(
-      "section", { class: "tpw spdf", lang },
-      h("h3", { class: "tpw-title" }, t(lang, "title")),
-      h("p", { class: "tpw-intro" }, t(lang, "intro")),
-      h("fieldset", { class: "tpw-sizes" }, select("T", T_CHOICES, state.T), select("n", N_CHOICES, state.n)),
+    fill(el, card({ lang, cls: "spdf", title: t(lang, "title"), intro: t(lang, "intro") },
+      h("fieldset", { class: "tpw-sizes" }, size("T", T_CHOICES), size("n", N_CHOICES)),
       view.sizeErrors,
-      h("div", { class: "tpw-inputs" }, boxes.X.el, boxes.gamma.el, boxes.beta.el),
+      h("div", { class: "tpw-inputs" }, Object.values(view.grids).map((g) => g.el)),
       h("p", { class: "tpw-hint" }, t(lang, "fixed-weights")),
       view.stages,
-      mine.block(lang, tryLearner)
-    ));
+      mine.block(lang, tryLearner)));
     if (focus) el.querySelector(`select[data-size="${focus}"]`)?.focus();
     compute();
   }
 
   function edited() {
-    for (const name of ["X", "gamma", "beta"]) state.text[name] = view.grids[name].inputs.map((row) => row.map((i) => i.value));
+    for (const name of ["X", "gamma", "beta"]) state.text[name] = view.grids[name].texts();
     compute();
   }
 
@@ -178,14 +160,8 @@ export function mount(el, ctx) {
 
   function readInputs() {
     const lang = state.lang;
-    const read = {};
-    let ok = true;
-    for (const name of ["X", "gamma", "beta"]) {
-      const { values, errors } = readGrid(view.grids[name].inputs);
-      showErrors(view.boxes[name].errors, errors.map((e) => ({ input: e.input, text: entryErrorText(t, lang, e) })));
-      read[name] = values;
-      ok &&= values !== null;
-    }
+    const read = Object.fromEntries(["X", "gamma", "beta"].map((name) => [name, view.grids[name].read(t, lang)]));
+    const ok = Object.values(read).every(Boolean);
     const divides = state.T % state.n === 0;
     const okT = T_CHOICES.filter((T) => T % state.n === 0).join(", ");
     showErrors(view.sizeErrors, divides ? [] : [{ text: t(lang, "not-divisible", { T: state.T, n: state.n, list: okT }) }]);
@@ -209,7 +185,7 @@ export function mount(el, ctx) {
     const own = (i) => () => i;
     const cards = r.gpus.map((g, i) => h(
       "article", { class: `spdf-gpu gpu-${i}`, "data-testid": `gpu-${i}` },
-      h("h4", {}, h("span", { class: "tpw-gpu-badge" }, t(lang, "gpu", { i })), " ", t(lang, "owns", { rows: rowRange(i * rows, (i + 1) * rows) })),
+      h("h4", {}, h("span", { class: "tpw-gpu-badge" }, t(lang, "gpu", { i })), " ", t(lang, "owns", { rows: indexRange(i * rows, (i + 1) * rows) })),
       stage(t(lang, "stage-x"), matrixView(g.X, own(i), `x-${i}`, lang)),
       stage(t(lang, "stage-ln"), matrixView(g.Z_own, own(i), `ln-${i}`, lang)),
       stage(t(lang, "stage-ag"), matrixView(g.Z, ownerOf, `ag-${i}`, lang), "spdf-comm"),
@@ -222,9 +198,7 @@ export function mount(el, ctx) {
     fill(
       view.stages,
       h("div", { class: "spdf-gpus" }, cards),
-      h("p", { class: `tpw-verdict ${equal ? "is-equal" : "is-different"}`, "data-testid": "equal", "data-equal": String(equal) },
-        h("span", { class: "tpw-icon", "aria-hidden": "true" }, equal ? "✓" : "✗"), " ",
-        equal ? t(lang, "equal") : t(lang, "not-equal", { diff: decimalIn(lang, r.maxDiff.toExponential(2)) })),
+      verdict(equal, equal ? t(lang, "equal") : t(lang, "not-equal", { diff: decimalIn(lang, r.maxDiff.toExponential(2)) }), null, "equal"),
       h("div", { class: "tpw-panel spdf-commbox", "data-testid": "comm" },
         h("h4", {}, t(lang, "comm-title")),
         h("p", {}, n === 1 ? t(lang, "comm-one") : t(lang, "comm", { count: sent, sum: 2 * sent, TD: state.T * 2 })))

@@ -7,6 +7,7 @@ import "./sp-memory.css";
 import { h, fill } from "widget-kit/dom.js";
 import { formatNumberIn, translator } from "widget-kit/i18n.js";
 import { decimalIn } from "widget-kit/matrix.js";
+import { numberField, readNumber, toggle } from "widget-kit/controls.js";
 import { TRY_MINE_MESSAGES, tryMine, verdict } from "widget-kit/try-mine.js";
 import { activationBytes, commBytes, CONFIGS, GIB } from "../widget-lib/sp-math.js";
 
@@ -108,22 +109,12 @@ export function mount(el, ctx) {
 
   function render() {
     const lang = state.lang;
-    const inputs = {};
-    const errors = {};
-    const fields = FIELDS.map((name) => {
-      errors[name] = h("span", { class: "tpw-errors", "data-testid": `error-${name}` });
-      inputs[name] = h("input", {
-        type: "text", inputmode: "numeric", class: "tpw-cell spm-input", "data-field": name,
-        "aria-label": t(lang, `field-${name}`), value: state.text[name],
-        oninput: (e) => { state.text[name] = e.target.value; compute(); },
-      });
-      return h("label", { class: "spm-field" }, h("span", {}, t(lang, `field-${name}`)), inputs[name], errors[name]);
-    });
-    const toggle = (key, label) => h("label", { class: "spm-switch" },
-      h("input", { type: "checkbox", "data-switch": key, checked: state[key], onchange: (e) => { state[key] = e.target.checked; compute(); } }),
-      " ", t(lang, label));
+    const fields = Object.fromEntries(FIELDS.map((name) => [name, numberField({ label: t(lang, `field-${name}`), name,
+      text: state.text[name], attrs: { inputmode: "numeric" }, onInput: (text) => { state.text[name] = text; compute(); } })]));
+    const choice = (key, label) => toggle({ label: t(lang, label), checked: state[key], attrs: { "data-switch": key },
+      onChange: (on) => { state[key] = on; compute(); } });
     view = {
-      inputs, errors,
+      fields,
       current: h("p", { class: "spm-current", "data-testid": "current" }),
       chart: h("div", { class: "spm-chart", "data-testid": "bars" }),
       comm: h("div", { class: "tpw-panel spm-comm", "data-testid": "comm" }),
@@ -132,8 +123,8 @@ export function mount(el, ctx) {
       "section", { class: "tpw spm", lang },
       h("h3", { class: "tpw-title" }, t(lang, "title")),
       h("p", { class: "tpw-intro" }, t(lang, "intro")),
-      h("fieldset", { class: "spm-fields" }, fields),
-      h("div", { class: "spm-switches" }, toggle("sp", "switch-sp"), toggle("selective", "switch-sel")),
+      h("fieldset", { class: "spm-fields" }, Object.values(fields).map((f) => f.el)),
+      h("div", { class: "spm-switches" }, choice("sp", "switch-sp"), choice("selective", "switch-sel")),
       view.current,
       h("div", { class: "spm-body" },
         h("div", { class: "spm-bars" }, h("h4", {}, t(lang, "bars-title")), view.chart),
@@ -145,24 +136,17 @@ export function mount(el, ctx) {
 
   function read() {
     const values = {};
-    let ok = true;
     for (const name of FIELDS) {
-      const text = state.text[name].trim();
-      const bad = !/^\d+$/.test(text) || Number(text) < 1;
-      view.inputs[name].classList.toggle("tpw-error", bad);
-      view.inputs[name].setAttribute("aria-invalid", String(bad));
-      view.errors[name].textContent = bad ? t(state.lang, "not-integer", { text: state.text[name] }) : "";
-      values[name] = Number(text);
-      ok &&= !bad;
+      values[name] = readNumber(state.text[name], { integer: true, min: 1 });
+      view.fields[name].setError(values[name] === null ? t(state.lang, "not-integer", { text: state.text[name] }) : "");
     }
+    let ok = !Object.values(values).includes(null);
     // Each GPU holds whole attention heads (Megatron-LM asserts a % t == 0), and with sequence
     // parallelism whole rows of the sequence (s % t == 0): t = 100000 with 96 heads is no layer.
     if (ok) {
       const problem = values.a % values.t ? t(state.lang, "t-heads", { t: values.t, a: values.a })
         : state.sp && values.s % values.t ? t(state.lang, "t-sequence", { t: values.t, s: values.s }) : "";
-      view.inputs.t.classList.toggle("tpw-error", Boolean(problem));
-      view.inputs.t.setAttribute("aria-invalid", String(Boolean(problem)));
-      view.errors.t.textContent = problem;
+      view.fields.t.setError(problem);
       ok = !problem;
     }
     return ok ? values : null;

@@ -6,10 +6,12 @@
 
 import { h, fill } from "widget-kit/dom.js";
 import { translator } from "widget-kit/i18n.js";
-import { inputGrid, readGrid, showErrors, entryErrorText, ENTRY_MESSAGES } from "widget-kit/grid.js";
+import { matrixInput, ENTRY_MESSAGES } from "widget-kit/grid.js";
+import { select, toggle } from "widget-kit/controls.js";
+import { card, gpuCard, matrixFigure } from "widget-kit/views.js";
 import { MISSED_SUM_MESSAGES, missedSumHint, sumTerms } from "widget-kit/missed-sum.js";
 import { TRY_MINE_MESSAGES, tryMine, verdict } from "widget-kit/try-mine.js";
-import { decimalIn, divisors, formatNumber } from "widget-kit/matrix.js";
+import { decimalIn, divisors, formatNumber, indexRange } from "widget-kit/matrix.js";
 import { tpAttention, seededWeights, compareLearnerAttention } from "../widget-lib/attention.js";
 import "./attention-heads.css";
 
@@ -111,7 +113,6 @@ export const MESSAGES = {
 };
 
 const t = translator(MESSAGES);
-const span = (a, b) => (b - a === 1 ? `${a}` : `${a}–${b - 1}`);
 /** A difference as the learner reads it: "2.7" or "0.004" when visible at 3 decimals, else "3.1e-12". */
 const formatDiff = (d, lang) => (d >= 0.001 ? formatNumber(d, lang) : decimalIn(lang, d.toExponential(1)));
 
@@ -129,38 +130,19 @@ export function mount(el, ctx) {
 
   function render(focus) {
     const lang = state.lang;
-    const select = (name, options, value) =>
-      h("select", { "data-setting": name, onchange: (e) => change(name, Number(e.target.value)) },
-        options.map((v) => h("option", { value: v, selected: v === value }, String(v))));
-    const settings = h(
-      "fieldset",
-      { class: "tpw-sizes attention-heads-settings" },
-      h("legend", {}, t(lang, "settings")),
-      h("label", { class: "tpw-size" }, h("span", {}, t(lang, "heads")), select("heads", HEAD_OPTIONS, state.nHeads)),
-      h("label", { class: "tpw-size" }, h("span", {}, t(lang, "gpus")), select("N", divisors(state.nHeads), state.N)),
-      h("label", { class: "tpw-size attention-heads-causal" },
-        h("input", { type: "checkbox", "data-setting": "causal", checked: state.causal, onchange: (e) => change("causal", e.target.checked) }),
-        h("span", {}, t(lang, "causal"))),
-      h("button", { type: "button", class: "tpw-button attention-heads-reseed", "data-setting": "seed", onclick: () => change("seed", state.seed + 1) }, t(lang, "reseed"))
-    );
-    const grid = inputGrid({ name: "X", values: state.text, onInput: edited });
-    const errors = h("div", { class: "tpw-errors", "data-testid": "errors-X" });
-    view = { grid, errors, results: h("div", { class: "tpw-results attention-heads-results" }) };
-    fill(
-      el,
-      h(
-        "section",
-        { class: "tpw attention-heads", lang },
-        h("h3", { class: "tpw-title" }, t(lang, "title")),
-        h("p", { class: "tpw-intro" }, t(lang, "intro")),
-        settings,
-        h("p", { class: "attention-heads-note" }, t(lang, "weights", { seed: state.seed }), " ",
-          t(lang, "head-width", { D, H: state.nHeads, d: D / state.nHeads })),
-        h("figure", { class: "tpw-matrix attention-heads-x" }, h("figcaption", {}, t(lang, "caption-X")), grid.table, errors),
-        view.results,
-        mine.block(lang, tryLearner)
-      )
-    );
+    const choose = (name, label, options, value) => select({ label: t(lang, label), options, value, attrs: { "data-setting": name },
+      onChange: (v) => change(name, v) });
+    const settings = h("fieldset", { class: "tpw-sizes attention-heads-settings" }, h("legend", {}, t(lang, "settings")),
+      choose("heads", "heads", HEAD_OPTIONS, state.nHeads), choose("N", "gpus", divisors(state.nHeads), state.N),
+      toggle({ label: t(lang, "causal"), checked: state.causal, attrs: { "data-setting": "causal" }, onChange: (on) => change("causal", on) }),
+      h("button", { type: "button", class: "tpw-button attention-heads-reseed", "data-setting": "seed", onclick: () => change("seed", state.seed + 1) }, t(lang, "reseed")));
+    const grid = matrixInput({ name: "X", caption: t(lang, "caption-X"), cls: "attention-heads-x", values: state.text, onInput: edited });
+    view = { grid, results: h("div", { class: "tpw-results attention-heads-results" }) };
+    fill(el, card({ lang, cls: "attention-heads", title: t(lang, "title"), intro: t(lang, "intro") },
+      settings,
+      h("p", { class: "attention-heads-note" }, t(lang, "weights", { seed: state.seed }), " ",
+        t(lang, "head-width", { D, H: state.nHeads, d: D / state.nHeads })),
+      grid.el, view.results, mine.block(lang, tryLearner)));
     if (focus) el.querySelector(`[data-setting="${focus}"]`)?.focus();
     compute();
   }
@@ -176,7 +158,7 @@ export function mount(el, ctx) {
   }
 
   function edited() {
-    state.text = view.grid.inputs.map((row) => row.map((input) => input.value));
+    state.text = view.grid.texts();
     compute();
   }
 
@@ -184,8 +166,7 @@ export function mount(el, ctx) {
     const lang = state.lang;
     // Scores multiply two entries of X by the weights: beyond 1e6 a product leaves the range
     // the heat maps and the T × D outputs can show (1e308 overflowed to NaN).
-    const { values, errors } = readGrid(view.grid.inputs, { limit: 1e6 });
-    showErrors(view.errors, errors.map((e) => ({ input: e.input, text: entryErrorText(t, lang, e) })));
+    const values = view.grid.read(t, lang, { limit: 1e6 });
     if (!values) {
       view.current = null;
       fill(view.results, h("p", { class: "tpw-blocked", "data-testid": "blocked" }, t(lang, "blocked")));
@@ -204,11 +185,7 @@ export function mount(el, ctx) {
     const d = D / state.nHeads;
     const cards = r.gpus.map((g, i) => {
       const first = g.heads[0].index, last = g.heads[g.heads.length - 1].index;
-      return h(
-        "article",
-        { class: `tpw-gpu gpu-${i}`, "data-testid": `gpu-${i}`, "aria-label": t(lang, "gpu", { i }) },
-        h("h5", {}, h("span", { class: "tpw-gpu-badge" }, t(lang, "gpu", { i })), " ",
-          h("span", { class: "tpw-owns" }, t(lang, "owns", { first, last, cols: span(...g.shard.range) }))),
+      return gpuCard({ i, label: t(lang, "gpu", { i }), note: t(lang, "owns", { first, last, cols: indexRange(...g.shard.range) }) },
         h("div", { class: "attention-heads-body" },
           h("div", { class: "attention-heads-maps" }, g.heads.map((hd) => heatMap(hd, d, i))),
           matrixView(t(lang, "partial", { i }), g.Y, `partial-${i}`, lang))
@@ -223,9 +200,7 @@ export function mount(el, ctx) {
         h("div", { class: "attention-heads-compare" },
           matrixView(t(lang, "sum", { N: state.N }), r.sum, "sum", lang),
           matrixView(t(lang, "unsplit"), r.unsplit, "unsplit", lang)),
-        h("p", { class: `tpw-verdict ${r.equal ? "is-equal" : "is-different"}`, "data-testid": "equal", "data-equal": String(r.equal) },
-          h("span", { class: "tpw-icon", "aria-hidden": "true" }, r.equal ? "✓" : "✗"), " ",
-          r.equal ? t(lang, "equal") : t(lang, "not-equal", { diff: formatDiff(r.maxDiff, lang) }))
+        verdict(r.equal, r.equal ? t(lang, "equal") : t(lang, "not-equal", { diff: formatDiff(r.maxDiff, lang) }), null, "equal")
       ),
     ];
   }
@@ -288,7 +263,7 @@ export function mount(el, ctx) {
     const lang = state.lang;
     if (problem.part === "count") return t(lang, "shard-count", { N: L.N });
     if (problem.part === "tuple") return t(lang, "shard-tuple", { i: problem.gpu });
-    const cols = span(...L.reference.gpus[problem.gpu].shard.range);
+    const cols = indexRange(...L.reference.gpus[problem.gpu].shard.range);
     const what = problem.part === "Wo" ? t(lang, "shard-rows", { cols }) : t(lang, "shard-columns", { cols, part: problem.part });
     return t(lang, "shard-part", { part: problem.part, i: problem.gpu, what });
   }
@@ -301,11 +276,4 @@ export function mount(el, ctx) {
 }
 
 /** A read-only T×D matrix with a caption. */
-function matrixView(caption, M, testid, lang) {
-  return h(
-    "figure",
-    { class: "tpw-shard-matrix attention-heads-out", "data-testid": testid },
-    h("figcaption", {}, caption),
-    h("table", { class: "tpw-grid tpw-readonly" }, h("tbody", {}, M.map((row) => h("tr", {}, row.map((v) => h("td", {}, formatNumber(v, lang)))))))
-  );
-}
+const matrixView = (caption, M, testid, lang) => matrixFigure(caption, M, lang, { cls: "attention-heads-out", testid });

@@ -4,27 +4,31 @@
 // predicted them; and "Try with my code", which draws the learner's tp_speedup over the model.
 
 import "./tp-scaling.css";
-import { h, fill, uid } from "widget-kit/dom.js";
-import { translator } from "widget-kit/i18n.js";
+import { h, fill } from "widget-kit/dom.js";
+import { formatFixed, formatPercent, translator } from "widget-kit/i18n.js";
+import { parseNumber } from "widget-kit/matrix.js";
+import { numberField, readNumber, slider } from "widget-kit/controls.js";
+import { legend, plot, redrawOnResize, widthOf } from "widget-kit/plot.js";
 import { TRY_MINE_MESSAGES, tryMine, verdict } from "widget-kit/try-mine.js";
 import { D2_CONFIG, D2_MEASURED, DEGREES, busFor, scaling } from "../widget-lib/cost-model.js";
-import { formatFixed, formatPercent, parseNumber } from "../widget-lib/number-format.js";
-import { logPlot } from "../widget-lib/svg-plot.js";
 
 export const calls = ["tp_speedup"];
 
 // Table headers carry soft hyphens (\u00ad), so that a phone can break the long words.
 // Each control: its key in the model's configuration, the slider's range, how a typed value is
-// read (the model takes FLOP/s and seconds; the controls show TFLOP/s and µs), what is allowed.
+// read (the model takes FLOP/s and seconds; the controls show TFLOP/s and µs), and `rule`: the
+// readNumber limits a value must keep and the message for one that does not.
+const WHOLE = { limits: { integer: true, min: 1 }, message: "bad-integer" };
+const POSITIVE = { limits: { above: 0 }, message: "bad-positive" };
 const CONTROLS = [
-  { key: "b", min: 1, max: 64, step: 1, integer: true },
-  { key: "s", min: 128, max: 8192, step: 128, integer: true },
-  { key: "h", min: 256, max: 16384, step: 128, integer: true },
-  { key: "gpuFlops", min: 1, max: 2000, step: 1, scale: 1e12 },
-  { key: "intraGBps", min: 1, max: 1000, step: 1 },
-  { key: "interGBps", min: 0.25, max: 400, step: 0.25 },
-  { key: "gpusPerNode", min: 1, max: 64, step: 1, integer: true },
-  { key: "latencyS", min: 0, max: 100, step: 0.5, scale: 1e-6, zero: true },
+  { key: "b", min: 1, max: 64, step: 1, rule: WHOLE },
+  { key: "s", min: 128, max: 8192, step: 128, rule: WHOLE },
+  { key: "h", min: 256, max: 16384, step: 128, rule: WHOLE },
+  { key: "gpuFlops", min: 1, max: 2000, step: 1, scale: 1e12, rule: POSITIVE },
+  { key: "intraGBps", min: 1, max: 1000, step: 1, rule: POSITIVE },
+  { key: "interGBps", min: 0.25, max: 400, step: 0.25, rule: POSITIVE },
+  { key: "gpusPerNode", min: 1, max: 64, step: 1, rule: WHOLE },
+  { key: "latencyS", min: 0, max: 100, step: 0.5, scale: 1e-6, rule: { limits: { min: 0 }, message: "bad-zero" } },
 ];
 
 export const MESSAGES = {
@@ -147,63 +151,33 @@ export function mount(el, ctx) {
   };
   const mine = tryMine({ run: ctx.runWithLearnerCode, t, onChange: () => compute() });
   let view = null;
-  let width = 0;
-
-  function control(c) {
-    const lang = state.lang;
-    const id = uid("tps");
-    const error = h("span", { class: "tpw-errors tps-error", id: `${id}-error`, "data-testid": `error-${c.key}` });
-    const range = h("input", {
-      type: "range", min: c.min, max: c.max, step: c.step, class: "tps-range", "data-slider": c.key,
-      "aria-label": t(lang, `field-${c.key}`), value: clampRange(c, parseNumber(state.text[c.key])),
-      oninput: (e) => { state.text[c.key] = String(Number(e.target.value)); box.value = local(state.text[c.key]); compute(); },
-    });
-    const box = h("input", {
-      type: "text", inputmode: "decimal", id, class: "tpw-cell tps-box", "data-field": c.key,
-      "aria-describedby": `${id}-error`, value: local(state.text[c.key]),
-      oninput: (e) => {
-        state.text[c.key] = e.target.value;
-        const v = parseNumber(e.target.value);
-        if (Number.isFinite(v)) range.value = clampRange(c, v);
-        compute();
-      },
-    });
-    view.controls[c.key] = { range, box, error };
-    return h("div", { class: "tps-control" },
-      h("label", { for: id, class: "tps-name" }, t(lang, `field-${c.key}`)), range, box, error);
-  }
-
-  // A typed value in the page's language: the Polish page writes 6,25.
-  const local = (text) => (state.lang === "pl" ? String(text).replace(".", ",") : String(text));
-  const clampRange = (c, v) => (Number.isFinite(v) ? Math.min(c.max, Math.max(c.min, v)) : c.min);
 
   function render() {
     const lang = state.lang;
-    view = { controls: {} };
-    const guessId = uid("tps-guess");
-    view.guess = h("input", {
-      type: "text", inputmode: "decimal", id: guessId, class: "tpw-cell tps-box", "data-field": "guess",
-      "aria-describedby": `${guessId}-error`, value: state.guess,
-      oninput: (e) => { state.guess = e.target.value; state.guessError = state.guess.trim() !== "" && !validGuess(); renderPredict(); },
-    });
-    view.guessError = h("span", { class: "tpw-errors tps-error", id: `${guessId}-error`, "data-testid": "error-guess" });
-    view.echo = h("p", { class: "tps-echo", "data-testid": "guess-echo" });
-    view.reveal = h("div", { class: "tps-reveal", "data-testid": "reveal", "aria-live": "polite" });
-    view.summary = h("p", { class: "tps-summary", "data-testid": "summary" });
-    view.plots = h("div", { class: "tps-plots" });
-    view.legend = h("ul", { class: "tps-legend" });
-    view.table = h("div", { class: "tps-table-wrap" });
+    const controls = Object.fromEntries(CONTROLS.map((c) => [c.key, slider({ label: t(lang, `field-${c.key}`), name: c.key,
+      min: c.min, max: c.max, step: c.step, text: state.text[c.key], lang,
+      onInput: (text) => { state.text[c.key] = text; compute(); } })]));
+    const guess = numberField({ label: t(lang, "predict-label"), name: "guess", text: state.guess,
+      onInput: (text) => { state.guess = text; state.guessError = text.trim() !== "" && !validGuess(); renderPredict(); } });
+    view = {
+      controls, guess,
+      echo: h("p", { class: "tps-echo", "data-testid": "guess-echo" }),
+      reveal: h("div", { class: "tps-reveal", "data-testid": "reveal", "aria-live": "polite" }),
+      summary: h("p", { class: "tps-summary", "data-testid": "summary" }),
+      plots: h("div", { class: "tps-plots" }),
+      legend: h("div"),
+      table: h("div", { class: "tps-table-wrap" }),
+    };
     fill(el, h("section", { class: "tpw tps", lang },
       h("h3", { class: "tpw-title" }, t(lang, "title")),
       h("p", { class: "tpw-intro" }, t(lang, "intro")),
       h("div", { class: "tpw-panel tps-predict" },
         h("h4", {}, t(lang, "predict-title")),
         h("p", {}, t(lang, "predict-prompt")),
-        h("div", { class: "tps-guess" },
-          h("label", { for: guessId }, t(lang, "predict-label")), view.guess,
+        h("div", { class: "tps-guess" }, guess.el,
           h("button", { type: "button", class: "tpw-button", "data-testid": "reveal-button", onclick: reveal }, t(lang, "predict-button"))),
-        view.guessError, view.echo, view.reveal),
-      h("fieldset", { class: "tps-controls" }, CONTROLS.map(control)),
+        view.echo, view.reveal),
+      h("fieldset", { class: "tps-controls" }, CONTROLS.map((c) => controls[c.key].el)),
       view.summary, view.plots, view.legend, view.table,
       mine.block(lang, tryLearner)));
     renderPredict();
@@ -211,10 +185,7 @@ export function mount(el, ctx) {
   }
 
   // A prediction is a speedup on 8 GPUs: any number from 0 to 64 (64 already beyond ideal).
-  const validGuess = () => {
-    const g = parseNumber(state.guess);
-    return g >= 0 && g <= 64;
-  };
+  const validGuess = () => readNumber(state.guess, { min: 0, max: 64 }) !== null;
 
   function reveal() {
     state.guessError = !validGuess();
@@ -225,8 +196,7 @@ export function mount(el, ctx) {
 
   function renderPredict() {
     const lang = state.lang;
-    view.guess.setAttribute("aria-invalid", String(state.guessError));
-    view.guessError.textContent = state.guessError ? t(lang, "predict-bad", { text: state.guess }) : "";
+    view.guess.setError(state.guessError ? t(lang, "predict-bad", { text: state.guess }) : "");
     const g = parseNumber(state.guess);
     view.echo.textContent = validGuess() ? t(lang, "predict-echo", { guess: formatFixed(lang, g, 2), eff: formatPercent(lang, g / 8, 1) }) : "";
     if (!state.revealed) return fill(view.reveal);
@@ -242,20 +212,17 @@ export function mount(el, ctx) {
           h("td", {}, formatPercent(lang, p.speedup / p.t, p.t === 8 ? 2 : p.t === 4 ? 1 : 0)),
           h("td", {}, formatFixed(lang, modelAt(p.t), 2)))))),
       h("p", { "data-testid": "reveal-guess" }, t(lang, "reveal-guess", {
-        guess: formatFixed(lang, parseNumber(state.guess), 2), paper: formatFixed(lang, 2.98, 2), model: formatFixed(lang, modelAt(8), 2) })));
+        guess: formatFixed(lang, g, 2), paper: formatFixed(lang, 2.98, 2), model: formatFixed(lang, modelAt(8), 2) })));
   }
 
   function read() {
     const cfg = {};
     let ok = true;
     for (const c of CONTROLS) {
-      const { box, error } = view.controls[c.key];
-      const v = parseNumber(state.text[c.key]);
-      const bad = c.integer ? !(Number.isInteger(v) && v >= 1) : c.zero ? !(v >= 0) : !(v > 0);
-      box.setAttribute("aria-invalid", String(bad));
-      error.textContent = bad ? t(state.lang, c.integer ? "bad-integer" : c.zero ? "bad-zero" : "bad-positive", { text: state.text[c.key] }) : "";
+      const v = readNumber(state.text[c.key], c.rule.limits);
+      view.controls[c.key].setError(v === null ? t(state.lang, c.rule.message, { text: state.text[c.key] }) : "");
       cfg[c.key] = c.scale ? v * c.scale : v;
-      ok &&= !bad;
+      ok &&= v !== null;
     }
     return ok ? cfg : null;
   }
@@ -265,20 +232,20 @@ export function mount(el, ctx) {
     const cfg = read();
     view.cfg = cfg;
     view.key = cfg ? JSON.stringify(cfg) : null;
+    view.summary.classList.toggle("tpw-blocked", !cfg);
     if (!cfg) {
       view.summary.textContent = t(lang, "blocked");
-      view.summary.classList.add("tpw-blocked");
       fill(view.plots);
+      fill(view.legend);
       fill(view.table);
       renderLearner();
       return;
     }
-    view.summary.classList.remove("tpw-blocked");
     const { rows, best } = scaling(cfg);
     view.rows = rows;
     view.summary.textContent = t(lang, "summary", { t: best.t, speedup: formatFixed(lang, best.speedup, 2),
       ms: formatFixed(lang, best.seconds * 1e3, 3), node: cfg.gpusPerNode });
-    draw(rows, cfg);
+    draw();
     fill(view.table, h("table", { class: "tpw-compare tps-table", "data-testid": "model-table" },
       h("caption", {}, t(lang, "table-caption")),
       h("thead", {}, h("tr", {}, ["col-t", "col-bus", "col-ms", "col-speedup", "col-eff"].map((k) => h("th", { scope: "col" }, t(lang, k))))),
@@ -297,41 +264,41 @@ export function mount(el, ctx) {
     return last.outcome.results.map((y, k) => ({ x: DEGREES[k], y })).filter((p) => typeof p.y === "number" && Number.isFinite(p.y));
   }
 
-  function draw(rows, cfg) {
-    const lang = state.lang;
-    width = Math.max(280, Math.min(640, view.plots.clientWidth || el.clientWidth || 560));
-    const mine_ = learnerPoints();
+  function draw() {
+    const { lang } = state, { rows, cfg } = view;
+    const width = widthOf(view.plots);
+    const yours = learnerPoints();
     const paper = state.revealed ? D2_MEASURED : [];
-    const leaves = cfg.gpusPerNode < 64 ? [{ x: cfg.gpusPerNode * Math.SQRT2, label: t(lang, "leaves"), cls: "tps-leaves", testid: "leaves" }] : [];
-    const xs = DEGREES;
-    const common = { width, height: Math.round(Math.min(280, Math.max(200, width * 0.5))), xs, formatX: String, xLabel: t(lang, "x-axis"), vlines: leaves };
-    const speedMax = Math.max(...rows.map((r) => r.speedup), ...paper.map((p) => p.speedup), ...(mine_ ?? []).map((p) => Math.min(p.y, 128)), 2);
-    const speed = logPlot({ ...common, testid: "speedup-plot",
+    const leaves = cfg.gpusPerNode < 64 ? [{ x: cfg.gpusPerNode * Math.SQRT2, label: t(lang, "leaves"), cls: "gpu-3", testid: "leaves" }] : [];
+    const common = { width, height: Math.round(Math.min(280, Math.max(200, width * 0.5))), xLabel: t(lang, "x-axis"), vlines: leaves };
+    const x = { ticks: DEGREES, log: true };
+    const ideal = { name: t(lang, "legend-ideal"), dashed: true, marker: null };
+    const model = { name: t(lang, "legend-model"), cls: "gpu-0" };
+    const mineLine = { name: t(lang, "legend-yours"), cls: "gpu-1", dashed: true };
+    const paperDots = { name: t(lang, "legend-paper"), cls: "gpu-4", line: false, marker: "diamond" };
+    const speedMax = Math.max(...rows.map((r) => r.speedup), ...paper.map((p) => p.speedup), ...(yours ?? []).map((p) => Math.min(p.y, 128)), 2);
+    const speed = plot({ ...common, testid: "speedup-plot", x,
       title: t(lang, "speedup-title"), yLabel: t(lang, "speedup-axis"),
       desc: t(lang, "speedup-desc", { values: rows.map((r) => `t = ${r.t}: ${formatFixed(lang, r.speedup, 2)}`).join("; ") }),
-      yMax: speedMax * 1.05, formatY: (v) => formatFixed(lang, v, v < 10 && v % 1 ? 1 : 0),
-      lines: [
-        { points: xs.filter((x) => x <= speedMax * 1.05).map((x) => ({ x, y: x })), cls: "tps-ideal", dashed: true },
-        { points: rows.map((r) => ({ x: r.t, y: r.speedup })), cls: "tps-model gpu-0", testid: "model-line" },
-        mine_ ? { points: mine_, cls: "tps-yours gpu-1", dashed: true, testid: "learner-line" } : null,
-      ].filter(Boolean),
-      points: paper.map((p) => ({ x: p.t, y: p.speedup, cls: "tps-paper", testid: `paper-${p.t}`, label: formatFixed(lang, p.speedup, p.t === 1 ? 1 : 2) })) });
-    const eff = logPlot({ ...common, testid: "efficiency-plot",
+      y: { max: speedMax * 1.05, format: (v) => formatFixed(lang, v, v < 10 && v % 1 ? 1 : 0) },
+      series: [
+        { ...ideal, points: DEGREES.filter((d) => d <= speedMax * 1.05).map((d) => ({ x: d, y: d })) },
+        { ...model, points: rows.map((r) => ({ x: r.t, y: r.speedup })), testid: "model-line" },
+        yours ? { ...mineLine, points: yours, testid: "learner-line" } : null,
+        { ...paperDots, points: paper.map((p) => ({ x: p.t, y: p.speedup, testid: `paper-${p.t}`, label: formatFixed(lang, p.speedup, p.t === 1 ? 1 : 2) })) },
+      ].filter(Boolean) });
+    const eff = plot({ ...common, testid: "efficiency-plot", x,
       title: t(lang, "eff-title"), yLabel: t(lang, "eff-axis"),
       desc: t(lang, "eff-desc", { values: rows.map((r) => `t = ${r.t}: ${formatPercent(lang, r.efficiency, 1)}`).join("; ") }),
-      yMax: 100, formatY: (v) => formatFixed(lang, v, 0),
-      lines: [
-        { points: rows.map((r) => ({ x: r.t, y: 100 * r.efficiency })), cls: "tps-model gpu-0" },
-        mine_ ? { points: mine_.map((p) => ({ x: p.x, y: (100 * p.y) / p.x })), cls: "tps-yours gpu-1", dashed: true } : null,
-      ].filter(Boolean),
-      points: paper.map((p) => ({ x: p.t, y: (100 * p.speedup) / p.t, cls: "tps-paper" })) });
-    fill(view.plots, h("figure", { class: "tps-figure" }, speed), h("figure", { class: "tps-figure" }, eff));
-    fill(view.legend,
-      h("li", { class: "tps-key tps-model gpu-0" }, t(lang, "legend-model")),
-      h("li", { class: "tps-key tps-ideal" }, t(lang, "legend-ideal")),
-      state.revealed ? h("li", { class: "tps-key tps-paper" }, t(lang, "legend-paper")) : null,
-      mine_ ? h("li", { class: "tps-key tps-yours gpu-1" }, t(lang, "legend-yours")) : null,
-      leaves.length ? h("li", { class: "tps-key tps-leaves" }, t(lang, "leaves")) : null);
+      y: { max: 100, format: (v) => formatFixed(lang, v, 0) },
+      series: [
+        { ...model, points: rows.map((r) => ({ x: r.t, y: 100 * r.efficiency })) },
+        yours ? { ...mineLine, points: yours.map((p) => ({ x: p.x, y: (100 * p.y) / p.x })) } : null,
+        { ...paperDots, points: paper.map((p) => ({ x: p.t, y: (100 * p.speedup) / p.t })) },
+      ].filter(Boolean) });
+    fill(view.plots, speed, eff);
+    fill(view.legend, legend([model, ideal, paper.length ? paperDots : null, yours ? mineLine : null,
+      leaves.length ? { name: t(lang, "leaves"), cls: "gpu-3", dashed: true } : null].filter(Boolean)));
   }
 
   function tryLearner() {
@@ -352,17 +319,11 @@ export function mount(el, ctx) {
     });
   }
 
-  // Redraw the plots at the width they get (a phone, a resized window).
-  if (typeof ResizeObserver === "function") {
-    new ResizeObserver(() => {
-      const now = view?.plots.clientWidth;
-      if (view?.cfg && now && Math.abs(Math.min(640, now) - width) > 8) draw(view.rows, view.cfg);
-    }).observe(el);
-  }
   ctx.onLangChange?.((lang) => {
     state.lang = lang;
     for (const c of CONTROLS) state.text[c.key] = String(parseNumber(state.text[c.key]) || state.text[c.key]);
     render();
   });
   render();
+  redrawOnResize(el, () => view.cfg && draw());
 }

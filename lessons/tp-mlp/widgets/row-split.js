@@ -2,9 +2,11 @@
 // rows of W; their partial products only add up to xW, so a nonlinearity applied on each GPU
 // before the all-reduce gives a different (wrong) answer than one applied after it.
 
-import { h, fill, uid } from "widget-kit/dom.js";
+import { h, fill } from "widget-kit/dom.js";
 import { translator } from "widget-kit/i18n.js";
-import { inputGrid, readGrid, showErrors, entryErrorText, ENTRY_MESSAGES } from "widget-kit/grid.js";
+import { matrixInput, ENTRY_MESSAGES } from "widget-kit/grid.js";
+import { radios } from "widget-kit/controls.js";
+import { card } from "widget-kit/views.js";
 import { rowSplit, formatVector, formatNumber, nearlyEqual, isShownExactly, ACTIVATIONS } from "widget-kit/matrix.js";
 
 // Pure JavaScript: it runs none of the learner's functions.
@@ -85,78 +87,40 @@ export function mount(el, ctx) {
     text: { x: [DEFAULT_x.map(String)], W: DEFAULT_W.map((r) => r.map(String)) },
   };
   let view = null;
-  const radioName = uid("tpw-act");
 
   function render() {
     const lang = state.lang;
     const gpuOfRow = (r) => (r < SPLIT ? 0 : 1);
-    const gridx = inputGrid({
-      name: "x", vector: true, values: state.text.x, onInput: edited,
+    const gridx = matrixInput({
+      name: "x", caption: t(lang, "caption-x"), vector: true, values: state.text.x, onInput: edited,
       cellClass: (_, c) => `gpu-${gpuOfRow(c)}${c === DEFAULT_x.length - 1 ? " tpw-prompted" : ""}`,
       colHead: (c) => h("span", { class: `tpw-gpu-tag` }, t(lang, "gpu", { g: GPUS[gpuOfRow(c)] })),
     });
-    const gridW = inputGrid({
-      name: "W", values: state.text.W, onInput: edited,
+    const gridW = matrixInput({
+      name: "W", caption: t(lang, "caption-W"), values: state.text.W, onInput: edited,
       cellClass: (r) => `gpu-${gpuOfRow(r)}`,
       rowHead: (r) => h("span", { class: "tpw-gpu-tag" }, t(lang, "gpu", { g: GPUS[gpuOfRow(r)] })),
     });
     for (const th of gridx.table.querySelectorAll("thead th")) th.classList.add(`gpu-${gpuOfRow(Number(th.dataset.col))}`);
     for (const th of gridW.table.querySelectorAll("tbody th")) th.classList.add(`gpu-${gpuOfRow(Number(th.dataset.row))}`);
-    const errorsx = h("div", { class: "tpw-errors", "data-testid": "errors-x" });
-    const errorsW = h("div", { class: "tpw-errors", "data-testid": "errors-W" });
-
-    const radios = h(
-      "fieldset",
-      { class: "tpw-switch", role: "radiogroup" },
-      h("legend", {}, t(lang, "nonlinearity")),
-      Object.entries(ACT_NAMES).map(([value, name]) =>
-        h(
-          "label",
-          {},
-          h("input", {
-            type: "radio", name: radioName, value, checked: state.activation === value,
-            onchange: () => { state.activation = value; compute(); },
-          }),
-          " ", name
-        )
-      )
-    );
-
-    view = { grids: { x: gridx, W: gridW }, errors: { x: errorsx, W: errorsW }, results: h("div", { class: "tpw-results" }) };
-    fill(
-      el,
-      h(
-        "section",
-        { class: "tpw tpw-rowsplit", lang },
-        h("h3", { class: "tpw-title" }, t(lang, "title")),
-        h("p", { class: "tpw-intro" }, t(lang, "intro")),
-        h("p", { class: "tpw-prompt", "data-testid": "prompt" }, h("span", { "aria-hidden": "true" }, "☞ "), t(lang, "prompt")),
-        h(
-          "div",
-          { class: "tpw-inputs" },
-          h("figure", { class: "tpw-matrix" }, h("figcaption", {}, t(lang, "caption-x")), gridx.table, errorsx),
-          h("figure", { class: "tpw-matrix" }, h("figcaption", {}, t(lang, "caption-W")), gridW.table, errorsW),
-          radios
-        ),
-        view.results
-      )
-    );
+    const radioGroup = radios({ legend: t(lang, "nonlinearity"), options: Object.entries(ACT_NAMES).map(([value, text]) => ({ value, text })),
+      value: state.activation, onChange: (value) => { state.activation = value; compute(); } });
+    view = { grids: { x: gridx, W: gridW }, results: h("div", { class: "tpw-results" }) };
+    fill(el, card({ lang, cls: "tpw-rowsplit", title: t(lang, "title"), intro: t(lang, "intro") },
+      h("p", { class: "tpw-prompt", "data-testid": "prompt" }, h("span", { "aria-hidden": "true" }, "☞ "), t(lang, "prompt")),
+      h("div", { class: "tpw-inputs" }, gridx.el, gridW.el, radioGroup),
+      view.results));
     compute();
   }
 
   function edited() {
-    for (const name of ["x", "W"]) state.text[name] = view.grids[name].inputs.map((row) => row.map((i) => i.value));
+    for (const name of ["x", "W"]) state.text[name] = view.grids[name].texts();
     compute();
   }
 
   function compute() {
     const lang = state.lang;
-    const read = {};
-    for (const name of ["x", "W"]) {
-      const { values, errors } = readGrid(view.grids[name].inputs);
-      showErrors(view.errors[name], errors.map((e) => ({ input: e.input, text: entryErrorText(t, lang, e) })));
-      read[name] = values;
-    }
+    const read = { x: view.grids.x.read(t, lang), W: view.grids.W.read(t, lang) };
     if (!read.x || !read.W) {
       fill(view.results, h("p", { class: "tpw-blocked", "data-testid": "blocked" }, t(lang, "blocked")));
       return;

@@ -4,12 +4,12 @@
 
 import { h, fill, sub } from "widget-kit/dom.js";
 import { inflect, translator } from "widget-kit/i18n.js";
-import { inputGrid, readGrid, showErrors, entryErrorText, ENTRY_MESSAGES } from "widget-kit/grid.js";
+import { matrixInput, showErrors, ENTRY_MESSAGES } from "widget-kit/grid.js";
+import { select } from "widget-kit/controls.js";
+import { card, gpuCard, matrixFigure, valueLine } from "widget-kit/views.js";
 import { TRY_MINE_MESSAGES, tryMine, verdict } from "widget-kit/try-mine.js";
 import { MISSED_SUM_MESSAGES, missedSumHint } from "widget-kit/missed-sum.js";
-import {
-  tpMlp, checkMlpShapes, divisors, formatNumber, formatVector, isShownExactly, compareLearner, decimalIn,
-} from "widget-kit/matrix.js";
+import { tpMlp, checkMlpShapes, divisors, formatVector, compareLearner, decimalIn, indexRange } from "widget-kit/matrix.js";
 
 // The learner functions "Try with my code" runs (lessonkit check: declared in lesson.toml).
 export const calls = ["shard_mlp", "tp_mlp"];
@@ -22,8 +22,6 @@ const DEFAULT_N = 2;
 // Small enough that every GPU card and both matrices fit on a phone without scrolling sideways.
 const MAX_D = 4;
 const MAX_F = 8;
-
-const range = (s, e) => (e - s === 1 ? `${s}` : `${s}–${e - 1}`);
 
 /** The widget's text; exported so the unit tests can check both languages are complete. */
 export const MESSAGES = {
@@ -115,9 +113,6 @@ export const MESSAGES = {
 
 const t = translator(MESSAGES);
 
-/** "=" when every shown number is exact, "≈" when some were rounded to 3 decimals. */
-const relation = (values) => (values.every(isShownExactly) ? "=" : "≈");
-
 export function mount(el, ctx) {
   const mine = tryMine({ run: ctx.runWithLearnerCode, t, onChange: () => compute() });
   const state = {
@@ -132,75 +127,35 @@ export function mount(el, ctx) {
 
   function render(focusName) {
     const lang = state.lang;
-    const sizeSelect = (name, options, value, badOption) =>
-      h(
-        "select",
-        { "data-size": name, onchange: (e) => resize(name, Number(e.target.value)) },
-        options.map((v) => h("option", { value: v, selected: v === value }, String(v))),
-        badOption ? h("option", { value: badOption, selected: true }, t(lang, "n-bad-option", { N: badOption })) : null
-      );
     const nOptions = divisors(state.F);
-    const sizes = h(
-      "fieldset",
-      { class: "tpw-sizes" },
-      h("legend", {}, t(lang, "sizes")),
-      ["D", "F", "N"].map((name) =>
-        h(
-          "label",
-          { class: "tpw-size" },
-          h("span", {}, t(lang, `size-${name}`)),
-          name === "D" ? sizeSelect("D", seq(1, MAX_D), state.D)
-            : name === "F" ? sizeSelect("F", seq(1, MAX_F), state.F)
-            : sizeSelect("N", nOptions, state.N, nOptions.includes(state.N) ? null : state.N)
-        )
-      )
-    );
-    const sizeErrors = h("div", { class: "tpw-errors", "data-testid": "size-errors" });
-
-    const gridX = inputGrid({ name: "X", vector: true, values: state.text.X, onInput: edited });
-    const gridA = inputGrid({
-      name: "A", values: state.text.A, onInput: edited,
-      colHead: (c) => h("span", { class: "tpw-gpu-tag", "data-col": c }),
-    });
-    const gridB = inputGrid({
-      name: "B", values: state.text.B, onInput: edited,
-      rowHead: (r) => h("span", { class: "tpw-gpu-tag", "data-row": r }),
-    });
-    const box = (name, grid) => {
-      const errors = h("div", { class: "tpw-errors", "data-testid": `errors-${name}` });
-      return { errors, el: h("figure", { class: `tpw-matrix tpw-matrix-${name}` }, h("figcaption", {}, t(lang, `caption-${name}`)), grid.table, errors) };
-    };
-    const boxes = { X: box("X", gridX), A: box("A", gridA), B: box("B", gridB) };
-
+    const size = (name, options) => select({ label: t(lang, `size-${name}`), options, value: state[name], attrs: { "data-size": name },
+      onChange: (v) => resize(name, v) });
+    // An N that no longer divides F stays chosen, marked, until the learner picks another.
+    const nBad = nOptions.includes(state.N) ? [] : [{ value: state.N, text: t(lang, "n-bad-option", { N: state.N }) }];
+    const grid = (name, more) => matrixInput({ name, caption: t(lang, `caption-${name}`), cls: `tpw-matrix-${name}`,
+      values: state.text[name], onInput: edited, ...more });
     view = {
-      grids: { X: gridX, A: gridA, B: gridB },
-      boxes,
-      sizeErrors,
+      grids: {
+        X: grid("X", { vector: true }),
+        A: grid("A", { colHead: (c) => h("span", { class: "tpw-gpu-tag", "data-col": c }) }),
+        B: grid("B", { rowHead: (r) => h("span", { class: "tpw-gpu-tag", "data-row": r }) }),
+      },
+      sizeErrors: h("div", { class: "tpw-errors", "data-testid": "size-errors" }),
       results: h("div", { class: "tpw-results" }),
     };
-
-    fill(
-      el,
-      h(
-        "section",
-        { class: "tpw tpw-example", lang },
-        h("h3", { class: "tpw-title" }, t(lang, "title")),
-        h("p", { class: "tpw-intro" }, t(lang, "intro")),
-        sizes,
-        sizeErrors,
-        h("div", { class: "tpw-inputs" }, boxes.X.el, boxes.A.el, boxes.B.el),
-        view.results,
-        mine.block(lang, tryLearner)
-      )
-    );
+    fill(el, card({ lang, cls: "tpw-example", title: t(lang, "title"), intro: t(lang, "intro") },
+      h("fieldset", { class: "tpw-sizes" }, h("legend", {}, t(lang, "sizes")),
+        size("D", seq(1, MAX_D)), size("F", seq(1, MAX_F)), size("N", [...nOptions, ...nBad])),
+      view.sizeErrors,
+      h("div", { class: "tpw-inputs" }, Object.values(view.grids).map((g) => g.el)),
+      view.results,
+      mine.block(lang, tryLearner)));
     if (focusName) el.querySelector(`select[data-size="${focusName}"]`)?.focus();
     compute();
   }
 
   function edited() {
-    for (const name of ["X", "A", "B"]) {
-      state.text[name] = view.grids[name].inputs.map((row) => row.map((input) => input.value));
-    }
+    for (const name of ["X", "A", "B"]) state.text[name] = view.grids[name].texts();
     compute();
   }
 
@@ -221,14 +176,8 @@ export function mount(el, ctx) {
   /** Reads the inputs; returns {X, A, B, N} or null after showing every problem inline. */
   function readInputs() {
     const lang = state.lang;
-    const read = {};
-    let ok = true;
-    for (const name of ["X", "A", "B"]) {
-      const { values, errors } = readGrid(view.grids[name].inputs);
-      showErrors(view.boxes[name].errors, errors.map((e) => ({ input: e.input, text: entryErrorText(t, lang, e) })));
-      read[name] = values;
-      ok &&= values !== null;
-    }
+    const read = Object.fromEntries(["X", "A", "B"].map((name) => [name, view.grids[name].read(t, lang)]));
+    const ok = Object.values(read).every(Boolean);
     const X = read.X ? read.X[0] : new Array(state.D).fill(0);
     const problems = checkMlpShapes(X, read.A ?? state.text.A, read.B ?? state.text.B, state.N);
     showErrors(
@@ -284,39 +233,28 @@ export function mount(el, ctx) {
     const N = input.N;
     const F = r.XA.length;
     const gpuOf = (k) => Math.floor((k * N) / F);
+    const line = (aria, label, values, testid, colour) => valueLine(label, values, lang, { testid, ariaLabel: aria, gpuOf: colour });
     const unsplit = h(
       "div",
       { class: "tpw-panel tpw-unsplit" },
       h("h4", {}, t(lang, "unsplit-title")),
-      line("XA", "XA", r.XA, gpuOf, "XA", lang),
-      line("GeLU(XA)", "GeLU(XA)", r.H, gpuOf, "GeLU-XA", lang),
-      line(t(lang, "label-Y-unsplit"), "Y = GeLU(XA)B", r.Y, null, "Y-unsplit", lang)
+      line("XA", "XA", r.XA, "XA", gpuOf),
+      line("GeLU(XA)", "GeLU(XA)", r.H, "GeLU-XA", gpuOf),
+      line(t(lang, "label-Y-unsplit"), "Y = GeLU(XA)B", r.Y, "Y-unsplit")
     );
     const cards = r.gpus.map((g, i) =>
-      h(
-        "article",
-        { class: `tpw-gpu gpu-${i}`, "aria-label": t(lang, "gpu", { i }), "data-testid": `gpu-${i}` },
-        h("h5", {}, h("span", { class: "tpw-gpu-badge" }, t(lang, "gpu", { i })), " ", h("span", { class: "tpw-owns" }, t(lang, "owns", { cols: range(...g.range), one: g.range[1] - g.range[0] === 1 }))),
-        h("div", { class: "tpw-shard" }, matrixView(sub("A", i), g.A_i, lang), matrixView(sub("B", i), g.B_i, lang)),
-        line(`GPU ${i} H_${i}`, [sub("H", i), " = GeLU(X", sub("A", i), ")"], g.H_i, null, `H-${i}`, lang),
-        line(t(lang, "label-partial", { i }), [sub("Y", i), " = ", sub("H", i), sub("B", i)], g.Y_i, null, `Y-${i}`, lang)
-      )
-    );
+      gpuCard({ i, label: t(lang, "gpu", { i }), note: t(lang, "owns", { cols: indexRange(...g.range), one: g.range[1] - g.range[0] === 1 }) },
+        h("div", { class: "tpw-shard" }, matrixFigure(sub("A", i), g.A_i, lang), matrixFigure(sub("B", i), g.B_i, lang)),
+        line(`GPU ${i} H_${i}`, [sub("H", i), " = GeLU(X", sub("A", i), ")"], g.H_i, `H-${i}`),
+        line(t(lang, "label-partial", { i }), [sub("Y", i), " = ", sub("H", i), sub("B", i)], g.Y_i, `Y-${i}`)));
     const partialNames = r.gpus.flatMap((_, i) => [i ? " + " : "", ...sub("Y", i)]);
     const reduce = h(
       "div",
       { class: "tpw-panel tpw-reduce" },
       h("h4", {}, t(lang, "reduce-title")),
-      line("Y (all-reduce)", [...partialNames, h("span", { class: "tpw-aside" }, ` (${t(lang, "reduce-sum", { N })})`)], r.allReduce, null, "Y-allreduce", lang),
-      line(t(lang, "label-Y-compare"), ["GeLU(XA)B", h("span", { class: "tpw-aside" }, ` (${t(lang, "unsplit")})`)], r.Y, null, "Y-unsplit-compare", lang),
-      h(
-        "p",
-        { class: `tpw-verdict ${r.equal ? "is-equal" : "is-different"}`, "data-testid": "equal", "data-equal": String(r.equal) },
-        h("span", { class: "tpw-icon", "aria-hidden": "true" }, r.equal ? "✓" : "✗"),
-        " ",
-        r.equal ? t(lang, "equal") : t(lang, "not-equal", { diff: decimalIn(lang, r.maxDiff.toExponential(2)) })
-      )
-    );
+      line("Y (all-reduce)", [...partialNames, h("span", { class: "tpw-aside" }, ` (${t(lang, "reduce-sum", { N })})`)], r.allReduce, "Y-allreduce"),
+      line(t(lang, "label-Y-compare"), ["GeLU(XA)B", h("span", { class: "tpw-aside" }, ` (${t(lang, "unsplit")})`)], r.Y, "Y-unsplit-compare"),
+      verdict(r.equal, r.equal ? t(lang, "equal") : t(lang, "not-equal", { diff: decimalIn(lang, r.maxDiff.toExponential(2)) }), null, "equal"));
     return [
       unsplit,
       h("div", { class: "tpw-gpus-block" }, h("h4", {}, t(lang, "gpus-title", { N })), h("div", { class: "tpw-gpus" }, cards)),
@@ -365,7 +303,7 @@ export function mount(el, ctx) {
   function hintFor(problem, ref, lang) {
     if (problem.part === "count") return t(lang, "shard-count", { N: ref.gpus.length });
     if (problem.part === "pair") return t(lang, "shard-pair", { i: problem.gpu });
-    return t(lang, `shard-${problem.part}`, { i: problem.gpu, cols: range(...ref.gpus[problem.gpu].range) });
+    return t(lang, `shard-${problem.part}`, { i: problem.gpu, cols: indexRange(...ref.gpus[problem.gpu].range) });
   }
 
   ctx.onLangChange?.((lang) => {
@@ -373,32 +311,6 @@ export function mount(el, ctx) {
     render();
   });
   render();
-}
-
-/** One labelled result: "label = (0.841, 1.955)", entries optionally coloured by GPU. */
-function line(ariaLabel, label, values, gpuOf, testid, lang) {
-  const texts = values.map((v) => formatNumber(v, lang));
-  const entries = texts.map((text, k) => (gpuOf ? h("span", { class: `tpw-entry gpu-${gpuOf(k)}` }, text) : text));
-  // Decimal commas (Polish) part the items with semicolons, as formatVector does.
-  const separator = texts.some((text) => text.includes(",")) ? "; " : ", ";
-  const joined = entries.flatMap((e, k) => (k ? [separator, e] : [e]));
-  return h(
-    "p",
-    { class: "tpw-line" },
-    h("span", { class: "tpw-label" }, label),
-    ` ${relation(values)} `,
-    h("output", { "aria-label": ariaLabel, "data-testid": testid, class: "tpw-vector", "aria-live": "off" }, "(", joined, ")")
-  );
-}
-
-/** A read-only matrix (a GPU's shard of A or B). */
-function matrixView(label, M, lang) {
-  return h(
-    "figure",
-    { class: "tpw-shard-matrix" },
-    h("figcaption", {}, label),
-    h("table", { class: "tpw-grid tpw-readonly" }, h("tbody", {}, M.map((row) => h("tr", {}, row.map((v) => h("td", {}, formatNumber(v, lang)))))))
-  );
 }
 
 function setGpu(cell, gpu) {

@@ -4,9 +4,9 @@
 // timeline itself and shown beside those PyTorch's test asserts for its whole model.
 
 import "./tp-timeline.css";
-import { h, fill, uid } from "widget-kit/dom.js";
+import { h, fill } from "widget-kit/dom.js";
 import { translator } from "widget-kit/i18n.js";
-import { showErrors } from "widget-kit/grid.js";
+import { numberField, readNumber, select, toggle } from "widget-kit/controls.js";
 import { pytorchCounts } from "../widget-lib/tp-model.js";
 
 export const calls = [];
@@ -117,39 +117,31 @@ export function mount(el, ctx) {
 
   function render(focus) {
     const lang = state.lang;
-    const headsId = uid("tptl-heads");
-    const headsInput = h("input", { id: headsId, class: "tpw-cell tptl-heads", inputmode: "numeric", value: state.headsText,
-      "data-testid": "heads", oninput: (e) => { state.headsText = e.target.value; compute(); } });
-    const select = (key, options) => h("label", { class: "tpw-size" }, h("span", {}, t(lang, key === "L" ? "layers" : key)),
-      h("select", { "data-size": key, onchange: (e) => { state[key] = Number(e.target.value); render(key); } },
-        options.map((v) => h("option", { value: v, selected: v === state[key] }, String(v)))));
-    const spBox = h("input", { type: "checkbox", "data-testid": "sp", checked: state.sp,
-      onchange: (e) => { state.sp = e.target.checked; compute(); } });
-    view = { headsInput, errors: h("div", { class: "tpw-errors", "data-testid": "errors" }), out: h("div", {}) };
+    const choose = (key, label, options) => select({ label: t(lang, label), options, value: state[key], attrs: { "data-size": key },
+      onChange: (v) => { state[key] = v; render(key); } });
+    const heads = numberField({ label: t(lang, "heads"), name: "heads", text: state.headsText, attrs: { "data-testid": "heads", inputmode: "numeric" },
+      onInput: (text) => { state.headsText = text; compute(); } });
+    view = { heads, out: h("div", {}) };
     fill(el, h("section", { class: "tpw tptl", lang },
       h("h3", { class: "tpw-title" }, t(lang, "title")),
       h("p", { class: "tpw-intro" }, t(lang, "intro")),
-      h("fieldset", { class: "tpw-sizes" }, select("n", N_CHOICES),
-        h("label", { class: "tpw-size", for: headsId }, h("span", {}, t(lang, "heads")), headsInput),
-        select("L", L_CHOICES),
-        h("label", { class: "tpw-size tptl-switch" }, spBox, h("span", {}, t(lang, "sp")))),
-      view.errors, view.out));
+      h("fieldset", { class: "tpw-sizes" }, choose("n", "n", N_CHOICES), heads.el, choose("L", "layers", L_CHOICES),
+        toggle({ label: t(lang, "sp"), checked: state.sp, attrs: { "data-testid": "sp" }, onChange: (on) => { state.sp = on; compute(); } })),
+      view.out));
     if (focus) el.querySelector(`select[data-size="${focus}"]`)?.focus();
     compute();
   }
 
   function readHeads() {
     const lang = state.lang;
-    const text = state.headsText.trim();
-    const heads = /^\d+$/.test(text) ? Number(text) : NaN;
-    let error = null;
-    if (!(heads >= 1 && heads <= 64)) error = t(lang, "heads-bad", { text: state.headsText });
+    const heads = readNumber(state.headsText, { integer: true, min: 1, max: 64 });
+    let error = "";
+    if (heads === null) error = t(lang, "heads-bad", { text: state.headsText });
     else if (heads % state.n) {
       const ok = [1, 2, 3, 4, 5, 6].map((m) => m * state.n).join(", ");
       error = t(lang, "heads-n", { heads, n: state.n, list: ok });
     }
-    view.headsInput.setAttribute("aria-invalid", String(Boolean(error)));
-    showErrors(view.errors, error ? [{ input: view.headsInput, text: error }] : []);
+    view.heads.setError(error);
     return error ? null : heads;
   }
 

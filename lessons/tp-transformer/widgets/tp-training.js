@@ -4,9 +4,10 @@
 // the same model and draws its curves on the same axes.
 
 import "./tp-training.css";
-import { h, fill, uid } from "widget-kit/dom.js";
-import { formatNumberIn, translator } from "widget-kit/i18n.js";
-import { showErrors } from "widget-kit/grid.js";
+import { h, fill } from "widget-kit/dom.js";
+import { formatFixed, translator } from "widget-kit/i18n.js";
+import { numberField, readNumber, select } from "widget-kit/controls.js";
+import { legend, plot, redrawOnResize, widthOf } from "widget-kit/plot.js";
 import { TRY_MINE_MESSAGES, tryMine, verdict } from "widget-kit/try-mine.js";
 import { randomProblem, train } from "../widget-lib/tp-model.js";
 
@@ -66,44 +67,19 @@ export const MESSAGES = {
 };
 const t = translator(MESSAGES);
 
-const fmt = (lang, v, digits = 4) => formatNumberIn(lang, v, { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const fmt = (lang, v, digits = 4) => formatFixed(lang, v, digits);
 const expo = (lang, v) => {
   const s = v === 0 ? "0" : v.toExponential(1);
   return lang === "pl" ? s.replace(".", ",") : s;
 };
 const countText = (c) => "{" + Object.entries(c).map(([k, v]) => `${k}: ${v}`).join(", ") + "}";
 const maxDiff = (a, b) => Math.max(...a.map((v, i) => Math.abs(v - b[i])));
-
-/** An SVG plot of the series [{name, values, cls, marker}] over steps 1..steps. */
-function plot(lang, series, steps) {
-  const W = 520, H = 260, left = 48, right = 12, top = 12, bottom = 36;
-  const all = series.flatMap((s) => s.values);
-  const ymax = Math.max(...all) * 1.05, ymin = Math.min(0, Math.min(...all));
-  const x = (i) => left + (steps === 1 ? 0.5 : i / (steps - 1)) * (W - left - right);
-  const y = (v) => top + (1 - (v - ymin) / (ymax - ymin || 1)) * (H - top - bottom);
-  const ns = "http://www.w3.org/2000/svg";
-  const el = (tag, attrs, ...kids) => { const e = document.createElementNS(ns, tag); for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v); kids.forEach((c) => e.append(c)); return e; };
-  const svg = el("svg", { viewBox: `0 0 ${W} ${H}`, class: "tptr-plot", role: "img", "aria-label": series.map((s) => s.name).join(", "), "data-testid": "plot" });
-  svg.append(el("line", { x1: left, y1: H - bottom, x2: W - right, y2: H - bottom, class: "tptr-axis" }));
-  svg.append(el("line", { x1: left, y1: top, x2: left, y2: H - bottom, class: "tptr-axis" }));
-  for (const v of [ymin, (ymin + ymax) / 2, ymax]) {
-    svg.append(el("text", { x: left - 6, y: y(v) + 4, "text-anchor": "end", class: "tptr-tick" }, fmt(lang, v, 2)));
-  }
-  for (const i of [0, steps - 1]) svg.append(el("text", { x: x(i), y: H - bottom + 16, "text-anchor": "middle", class: "tptr-tick" }, String(i + 1)));
-  svg.append(el("text", { x: (left + W - right) / 2, y: H - 4, "text-anchor": "middle", class: "tptr-tick" }, t(lang, "axis")));
-  for (const s of series) {
-    const pts = s.values.map((v, i) => [x(i), y(v)]);
-    const g = el("g", { class: `tptr-series ${s.cls}`, "data-series": s.id });
-    if (s.line) g.append(el("polyline", { points: pts.map((p) => p.join(",")).join(" "), class: "tptr-line" }));
-    for (const [px, py] of pts) {
-      if (s.marker === "circle") g.append(el("circle", { cx: px, cy: py, r: 4.5, class: "tptr-dot" }));
-      if (s.marker === "cross") g.append(el("path", { d: `M${px - 4},${py - 4}L${px + 4},${py + 4}M${px - 4},${py + 4}L${px + 4},${py - 4}`, class: "tptr-cross" }));
-      if (s.marker === "square") g.append(el("rect", { x: px - 3.5, y: py - 3.5, width: 7, height: 7, class: "tptr-dot" }));
-    }
-    svg.append(g);
-  }
-  return svg;
-}
+// The fields: what each accepts (readNumber's limits) and the message for anything else.
+const FIELDS = {
+  steps: { integer: true, min: 1, max: 40 },
+  lr: { above: 0, max: 5 },
+  seed: { integer: true, min: 0, max: 99999 },
+};
 
 export function mount(el, ctx) {
   const state = { lang: ctx.lang ?? "en", n: 2, text: { steps: "12", lr: "0.5", seed: "3" } };
@@ -112,42 +88,28 @@ export function mount(el, ctx) {
 
   function render(focus) {
     const lang = state.lang;
-    const field = (key) => {
-      const id = uid(`tptr-${key}`);
-      const input = h("input", { id, class: "tpw-cell", value: state.text[key], "data-testid": key, inputmode: "decimal",
-        oninput: (e) => { state.text[key] = e.target.value; compute(); } });
-      return { input, label: h("label", { class: "tpw-size", for: id }, h("span", {}, t(lang, key)), input) };
-    };
-    const fields = { steps: field("steps"), lr: field("lr"), seed: field("seed") };
-    const nSelect = h("label", { class: "tpw-size" }, h("span", {}, t(lang, "n")),
-      h("select", { "data-size": "n", onchange: (e) => { state.n = Number(e.target.value); render("n"); } },
-        N_CHOICES.map((v) => h("option", { value: v, selected: v === state.n }, String(v)))));
-    view = { fields, errors: h("div", { class: "tpw-errors", "data-testid": "errors" }), out: h("div", {}) };
+    const fields = Object.fromEntries(Object.keys(FIELDS).map((key) => [key, numberField({ label: t(lang, key), name: key,
+      text: state.text[key], lang, attrs: { "data-testid": key }, onInput: (text) => { state.text[key] = text; compute(); } })]));
+    view = { fields, out: h("div", {}) };
     fill(el, h("section", { class: "tpw tptr", lang },
       h("h3", { class: "tpw-title" }, t(lang, "title")),
       h("p", { class: "tpw-intro" }, t(lang, "intro")),
-      h("fieldset", { class: "tpw-sizes" }, nSelect, fields.steps.label, fields.lr.label, fields.seed.label),
-      view.errors, view.out, mine.block(lang, tryLearner)));
+      h("fieldset", { class: "tpw-sizes" },
+        select({ label: t(lang, "n"), options: N_CHOICES, value: state.n, attrs: { "data-size": "n" },
+          onChange: (n) => { state.n = n; render("n"); } }),
+        Object.values(fields).map((f) => f.el)),
+      view.out, mine.block(lang, tryLearner)));
     if (focus) el.querySelector(`select[data-size="${focus}"]`)?.focus();
     compute();
   }
 
   function read() {
-    const lang = state.lang, errors = [];
-    const whole = (key, lo, hi) => {
-      const s = state.text[key].trim();
-      const v = /^\d+$/.test(s) ? Number(s) : NaN;
-      return v >= lo && v <= hi ? v : null;
-    };
-    const steps = whole("steps", 1, 40), seed = whole("seed", 0, 99999);
-    const lrText = state.text.lr.trim().replace(",", ".");
-    const lr = /^\d*\.?\d+(e-?\d+)?$/i.test(lrText) && Number(lrText) > 0 && Number(lrText) <= 5 ? Number(lrText) : null;
-    for (const [key, v, msg] of [["steps", steps, "bad-steps"], ["lr", lr, "bad-lr"], ["seed", seed, "bad-seed"]]) {
-      view.fields[key].input.setAttribute("aria-invalid", String(v === null));
-      if (v === null) errors.push({ input: view.fields[key].input, text: t(lang, msg, { text: state.text[key] }) });
+    const values = { n: state.n };
+    for (const [key, limits] of Object.entries(FIELDS)) {
+      values[key] = readNumber(state.text[key], limits);
+      view.fields[key].setError(values[key] === null ? t(state.lang, `bad-${key}`, { text: state.text[key] }) : "");
     }
-    showErrors(view.errors, errors);
-    return errors.length ? null : { steps, lr, seed, n: state.n };
+    return Object.values(values).includes(null) ? null : values;
   }
 
   function compute() {
@@ -164,25 +126,37 @@ export function mount(el, ctx) {
     const tp = train(blocks, X, target, input.n, HEADS, input.steps, input.lr, false);
     const sp = train(blocks, X, target, input.n, HEADS, input.steps, input.lr, true);
     view.current = { input, key: JSON.stringify(input), blocks, X, target, one: one.losses };
+    const points = (values) => values.map((y, i) => ({ x: i + 1, y }));
     const series = [
-      { id: "one", name: t(lang, "one"), values: one.losses, cls: "tptr-one", line: true },
-      { id: "tp", name: t(lang, "tp", { n: input.n }), values: tp.losses, cls: "gpu-0", marker: "circle" },
-      { id: "sp", name: t(lang, "sp", { n: input.n }), values: sp.losses, cls: "gpu-1", marker: "cross" },
+      { id: "one", name: t(lang, "one"), points: points(one.losses), cls: "tptr-one", marker: null },
+      { id: "tp", name: t(lang, "tp", { n: input.n }), points: points(tp.losses), cls: "gpu-0", marker: "circle", r: 4.5, line: false },
+      { id: "sp", name: t(lang, "sp", { n: input.n }), points: points(sp.losses), cls: "gpu-1", marker: "cross", line: false },
     ];
     const last = mine.last;
     if (last?.status === "done" && last.key === view.current.key && last.outcome.ok) {
       const [a, b] = last.outcome.results;
-      if (isLosses(a, input.steps)) series.push({ id: "mine", name: t(lang, "mine"), values: a, cls: "gpu-2", marker: "square", line: true });
-      if (isLosses(b, input.steps)) series.push({ id: "mine-sp", name: t(lang, "mine-sp"), values: b, cls: "gpu-3", marker: "square", line: true });
+      if (isLosses(a, input.steps)) series.push({ id: "mine", name: t(lang, "mine"), points: points(a), cls: "gpu-2", marker: "square" });
+      if (isLosses(b, input.steps)) series.push({ id: "mine-sp", name: t(lang, "mine-sp"), points: points(b), cls: "gpu-3", marker: "square" });
     }
+    view.series = series;
     fill(view.out,
-      h("div", { class: "tptr-figure" }, plot(lang, series, input.steps),
-        h("ul", { class: "tptr-legend" }, series.map((s) => h("li", { class: `${s.cls} tptr-key-${s.id}` }, h("span", { class: "tptr-swatch", "aria-hidden": "true" }), s.name)))),
+      h("div", { class: "tptr-figure" }, h("div", { class: "tptr-plot" }), legend(series)),
       h("p", { class: "tpw-line", "data-testid": "losses" }, `${t(lang, "one")}: ${one.losses.slice(0, 5).map((v) => fmt(lang, v)).join("; ")}${one.losses.length > 5 ? "; …" : ""}`),
       h("p", { class: "tpw-verdict is-equal", "data-testid": "diff" }, h("span", { class: "tpw-icon", "aria-hidden": "true" }, "✓"), " ",
         t(lang, "diff", { tp: expo(lang, maxDiff(tp.losses, one.losses)), sp: expo(lang, maxDiff(sp.losses, one.losses)) })),
       h("p", { class: "tpw-hint", "data-testid": "run-counts" }, t(lang, "counts", { tp: countText(tp.counts), sp: countText(sp.counts) })));
+    draw();
     renderLearner();
+  }
+
+  function draw() {
+    const lang = state.lang, box = view.out.querySelector(".tptr-plot");
+    const all = view.series.flatMap((s) => s.points.map((p) => p.y));
+    const [lo, hi] = [Math.min(0, ...all), Math.max(...all) * 1.05];
+    const width = widthOf(box), steps = view.current.input.steps;
+    fill(box, plot({ width, height: Math.round(Math.min(280, Math.max(220, width * 0.5))), testid: "plot",
+      title: t(lang, "title"), xLabel: t(lang, "axis"), yLabel: t(lang, "loss"), series: view.series,
+      x: { ticks: steps === 1 ? [1] : [1, steps] }, y: { min: lo, max: hi, ticks: [lo, (lo + hi) / 2, hi], format: (v) => fmt(lang, v, 2) } }));
   }
 
   function isLosses(v, steps) {
@@ -213,4 +187,5 @@ export function mount(el, ctx) {
 
   ctx.onLangChange?.((lang) => { state.lang = lang; render(); });
   render();
+  redrawOnResize(el, () => view.current && draw());
 }

@@ -7,6 +7,8 @@ import "./vocab-loss.css";
 import { h, fill } from "widget-kit/dom.js";
 import { translator } from "widget-kit/i18n.js";
 import { inputGrid, readGrid, showErrors, entryErrorText, ENTRY_MESSAGES } from "widget-kit/grid.js";
+import { select, toggle } from "widget-kit/controls.js";
+import { card } from "widget-kit/views.js";
 import { TRY_MINE_MESSAGES, tryMine, verdict } from "widget-kit/try-mine.js";
 import { formatNumber, formatVector } from "widget-kit/matrix.js";
 import { vocabParallelLoss, ownerOf, parseTarget } from "../widget-lib/vocab-loss-math.js";
@@ -130,10 +132,6 @@ export function mount(el, ctx) {
     const targetInputs = state.targets.map((value, k) =>
       h("label", { class: "vocab-loss-target" }, h("span", {}, t(lang, "target", { t: k })),
         h("input", { type: "text", inputmode: "numeric", class: "tpw-cell", value, "data-target": k, "aria-label": t(lang, "target", { t: k }), oninput: edited })));
-    const nSelect = h("select", { "data-size": "n", onchange: (e) => { state.n = Number(e.target.value); render("n"); } },
-      GPU_COUNTS.map((n) => h("option", { value: n, selected: n === state.n }, String(n))));
-    const wrong = h("input", { type: "checkbox", "data-testid": "local-max-only", checked: state.localMaxOnly,
-      onchange: (e) => { state.localMaxOnly = e.target.checked; compute(); } });
     const stepButton = (key, onclick) => h("button", { type: "button", class: "tpw-button", "data-step-button": key, onclick }, t(lang, key));
     view = {
       grid, targetInputs: targetInputs.map((l) => l.querySelector("input")),
@@ -144,19 +142,18 @@ export function mount(el, ctx) {
       all: stepButton("all", () => setStep(LAST_STEP)),
       stages: h("div", { class: "vocab-loss-stages" }),
     };
-    fill(el, h("section", { class: "tpw vocab-loss", lang },
-      h("h3", { class: "tpw-title" }, t(lang, "title")),
-      h("p", { class: "tpw-intro" }, t(lang, "intro")),
+    fill(el, card({ lang, cls: "vocab-loss", title: t(lang, "title"), intro: t(lang, "intro") },
       h("div", { class: "vocab-loss-controls" },
-        h("label", { class: "tpw-size" }, h("span", {}, t(lang, "gpus")), nSelect),
-        h("label", { class: "vocab-loss-switch" }, wrong, h("span", {}, t(lang, "local-max-only")))),
+        select({ label: t(lang, "gpus"), options: GPU_COUNTS, value: state.n, attrs: { "data-size": "n" }, onChange: (n) => { state.n = n; render("n"); } }),
+        toggle({ label: t(lang, "local-max-only"), checked: state.localMaxOnly, attrs: { "data-testid": "local-max-only" },
+          onChange: (on) => { state.localMaxOnly = on; compute(); } })),
       h("div", { class: "vocab-loss-logits" }, grid.table),
       h("div", { class: "vocab-loss-targets" }, targetInputs),
       view.errors,
       h("div", { class: "vocab-loss-stepper" }, view.back, view.stepLabel, view.next, view.all),
       view.stages,
       mine.block(lang, tryLearner)));
-    if (focus === "n") nSelect.focus();
+    if (focus) el.querySelector(`select[data-size="${focus}"]`)?.focus();
     compute();
   }
 
@@ -231,9 +228,7 @@ export function mount(el, ctx) {
         h("p", { class: "vocab-loss-caption" }, t(lang, "step-4")),
         h("p", { class: "tpw-line" }, h("span", { class: "tpw-label" }, t(lang, "loss-split")), " ≈ ", h("output", { "data-testid": "loss-split" }, formatVector(r.loss, "()", lang))),
         h("p", { class: "tpw-line" }, h("span", { class: "tpw-label" }, t(lang, "loss-full")), " ≈ ", h("output", { "data-testid": "loss-full" }, formatVector(r.fullLoss, "()", lang))),
-        h("p", { class: `tpw-verdict ${equal ? "is-equal" : "is-different"}`, "data-testid": "equal", "data-equal": String(equal) },
-          h("span", { class: "tpw-icon", "aria-hidden": "true" }, equal ? "✓" : "✗"), " ",
-          equal ? t(lang, "equal") : t(lang, "not-equal", { diff: formatNumber(diff, lang) }))));
+        verdict(equal, equal ? t(lang, "equal") : t(lang, "not-equal", { diff: formatNumber(diff, lang) }), null, "equal")));
     }
     return out;
   }

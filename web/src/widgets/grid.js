@@ -113,3 +113,25 @@ export const ENTRY_MESSAGES = {
     "entry-too-large": "{name}: {text} to za duża liczba do obliczeń.",
   },
 };
+
+/**
+ * matrixInput({name, caption, values, vector, cellClass, rowHead, colHead, onInput, cls, testid})
+ * -> {el, table, inputs, texts(), read(t, lang, {limit})}: an editable matrix under its caption
+ * with its inline errors below it (`data-testid` = testid, by default "errors-<name>").
+ * read() shows the unreadable entries' messages (ENTRY_MESSAGES through the widget's t) and
+ * gives the numbers, or null while one is unreadable; texts() is what the learner typed.
+ */
+export function matrixInput({ name, caption, cls = "", testid, ...grid }) {
+  const { table, inputs } = inputGrid({ name, ...grid });
+  const errors = h("div", { class: "tpw-errors", "data-testid": testid ?? `errors-${name}` });
+  return {
+    el: h("figure", { class: `tpw-matrix ${cls}`.trim() }, h("figcaption", {}, caption), table, errors),
+    table, inputs,
+    texts: () => inputs.map((row) => row.map((input) => input.value)),
+    read(t, lang, options) {
+      const { values, errors: bad } = readGrid(inputs, options);
+      showErrors(errors, bad.map((e) => ({ input: e.input, text: entryErrorText(t, lang, e) })));
+      return values;
+    },
+  };
+}

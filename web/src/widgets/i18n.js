@@ -43,3 +43,14 @@ export function translator(messages) {
     });
   };
 }
+
+/** `value` with exactly `digits` decimals, trailing zeros kept (a table column lines up). */
+export function formatFixed(lang, value, digits = 2) {
+  return formatNumberIn(lang, value, { minimumFractionDigits: digits, maximumFractionDigits: digits });
+}
+
+/** A fraction as a percentage: "82.5%" in English, "82,5 %" in Polish. */
+export function formatPercent(lang, fraction, digits = 1) {
+  const text = formatFixed(lang, 100 * fraction, digits);
+  return lang === "pl" ? `${text}\u00a0%` : `${text}%`;
+}

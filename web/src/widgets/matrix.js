@@ -35,6 +35,12 @@ export function parseEntry(text) {
   return { ok: true, value };
 }
 
+/** A number typed either way ("1,64", "1.64", "50 257", "−2"), or NaN when it is not one. */
+export function parseNumber(text) {
+  const parsed = parseEntry(String(text).replace(/[\s\u202f\u00a0]/g, ""));
+  return parsed.ok ? parsed.value : NaN;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Formatting.
 
@@ -137,6 +143,11 @@ export function checkMlpShapes(X, A, B, N) {
   if (!Number.isInteger(N) || N < 1) problems.push({ code: "n-invalid", N });
   else if (F % N !== 0) problems.push({ code: "not-divisible", F, N });
   return problems;
+}
+
+/** The indices s … e−1 as a learner reads them: "3" for one, "0–3" for several. */
+export function indexRange(s, e) {
+  return e - s === 1 ? `${s}` : `${s}–${e - 1}`;
 }
 
 /** GPU i's half-open column range of A (and row range of B): [iF/N, (i+1)F/N). */

@@ -22,11 +22,14 @@ export const TRY_MINE_MESSAGES = {
   },
 };
 
-/** A verdict line, ✓ or ✗ and `text`; `data-verdict` names which one (the tests read it). */
-export function verdict(ok, text, code) {
+/**
+ * A verdict line, ✓ or ✗ and `text`; `data-verdict` names which (`code`), `data-ok` whether
+ * it is ✓ (the tests read them); `testid` is "learner-verdict" for a run of the learner's code.
+ */
+export function verdict(ok, text, code, testid = "learner-verdict") {
   return h(
     "p",
-    { class: `tpw-verdict ${ok ? "is-equal" : "is-different"}`, "data-testid": "learner-verdict", "data-verdict": code },
+    { class: `tpw-verdict ${ok ? "is-equal" : "is-different"}`, "data-testid": testid, "data-verdict": code, "data-ok": String(ok) },
     h("span", { class: "tpw-icon", "aria-hidden": "true" }, ok ? "✓" : "✗"),
     " ",
     text

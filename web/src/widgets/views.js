@@ -1,0 +1,41 @@
+// Read-only views of a widget's numbers: the card a widget lives in, a matrix as a table
+// (optionally coloured by GPU, optionally captioned), and a line "label = (1.682, 2.796)".
+
+import { h } from "./dom.js";
+import { formatNumber, isShownExactly } from "./matrix.js";
+
+/** The widget's card: <section class="tpw CLS" lang> with its title and intro line, then `children`. */
+export function card({ lang, cls, title, intro }, ...children) {
+  return h("section", { class: `tpw ${cls}`, lang }, h("h3", { class: "tpw-title" }, title),
+    intro ? h("p", { class: "tpw-intro" }, intro) : null, children);
+}
+
+/** A matrix as a table: `cellClass(r, c)` gives a cell's classes (its GPU colour), `cls` the table's. */
+export function matrixTable(M, lang, { cls = "tpw-readonly", cellClass, testid } = {}) {
+  return h("table", { class: `tpw-grid ${cls}`, "data-testid": testid },
+    h("tbody", {}, M.map((row, r) => h("tr", {}, row.map((v, c) => h("td", { class: cellClass?.(r, c) || null }, formatNumber(v, lang)))))));
+}
+
+/** A matrix table under a caption (a GPU's shard, an output). */
+export function matrixFigure(caption, M, lang, { cls = "", testid } = {}) {
+  return h("figure", { class: `tpw-shard-matrix ${cls}`.trim(), "data-testid": testid }, h("figcaption", {}, caption), matrixTable(M, lang));
+}
+
+/**
+ * "label = (0.841, 1.955)", or "≈" when a shown number is rounded; the vector is an <output>,
+ * its entries coloured by the GPU `gpuOf(k)` that computed them when given.
+ */
+export function valueLine(label, values, lang, { testid, ariaLabel, gpuOf } = {}) {
+  const texts = values.map((v) => formatNumber(v, lang));
+  // Decimal commas (Polish) part the entries with semicolons, as formatVector does.
+  const separator = texts.some((text) => text.includes(",")) ? "; " : ", ";
+  const entries = texts.flatMap((text, k) => [k ? separator : null, gpuOf ? h("span", { class: `tpw-entry gpu-${gpuOf(k)}` }, text) : text]);
+  return h("p", { class: "tpw-line" }, h("span", { class: "tpw-label" }, label), values.every(isShownExactly) ? " = " : " ≈ ",
+    h("output", { "aria-label": ariaLabel, "data-testid": testid, class: "tpw-vector", "aria-live": "off" }, "(", entries, ")"));
+}
+
+/** One GPU's card: its badge (`label`), a note on what it owns, then `body`; tinted in its colour. */
+export function gpuCard({ i, label, note, testid = `gpu-${i}` }, ...body) {
+  return h("article", { class: `tpw-gpu gpu-${i}`, "aria-label": label, "data-testid": testid },
+    h("h5", {}, h("span", { class: "tpw-gpu-badge" }, label), " ", note ? h("span", { class: "tpw-owns" }, note) : null), body);
+}
