@@ -1,32 +1,15 @@
 """Shared pieces of the tp-mlp checks: the correct math (used only after the learner's call
 has returned) and the lesson's worked example."""
-import math
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
-C = math.sqrt(2.0 / math.pi)
-
-
-def tanh_gelu(x, c=C, k=0.044715):
-    x = np.asarray(x, dtype=np.float64)
-    return 0.5 * x * (1.0 + np.tanh(c * (x + k * x**3)))
-
-
-def erf_gelu(x):
-    x = np.asarray(x, dtype=np.float64)
-    return 0.5 * x * (1.0 + np.vectorize(math.erf)(x / math.sqrt(2.0)))
+from lessonkit.checkmath import erf_gelu, f64, relu, tanh_gelu
 
 
 def mlp_from_shards(X, shards, act=tanh_gelu):
-    X = np.asarray(X, dtype=np.float64)
-    return sum(act(X @ np.asarray(a, dtype=np.float64)) @ np.asarray(b, dtype=np.float64)
-               for a, b in shards)
-
-
-def relu(x):
-    return np.maximum(np.asarray(x, dtype=np.float64), 0.0)
+    return sum(act(f64(X) @ f64(a)) @ f64(b) for a, b in shards)
 
 
 def partials(X, shards):
@@ -36,7 +19,7 @@ def partials(X, shards):
 
 def gelu_after_sum(X, shards):
     """The all-reduce before the GeLU: GeLU(sum_i X A_i B_i)."""
-    return tanh_gelu(sum(np.asarray(X, dtype=np.float64) @ a @ b for a, b in shards))
+    return tanh_gelu(sum(f64(X) @ a @ b for a, b in shards))
 
 
 @pytest.fixture
