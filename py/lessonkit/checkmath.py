@@ -113,9 +113,9 @@ def layernorm_forward(x, gamma, beta, eps=1e-5):
     """LayerNorm over the last axis, and what `layernorm_backward` needs."""
     x = f64(x)
     mu = x.mean(axis=-1, keepdims=True)
-    inv = 1.0 / np.sqrt(((x - mu) ** 2).mean(axis=-1, keepdims=True) + eps)
-    xhat = (x - mu) * inv
-    return xhat * gamma + beta, (xhat, inv, gamma)
+    var = ((x - mu) ** 2).mean(axis=-1, keepdims=True)
+    xhat = (x - mu) / np.sqrt(var + eps)
+    return xhat * gamma + beta, (xhat, 1.0 / np.sqrt(var + eps), gamma)
 
 
 def layernorm_backward(dy, cache):

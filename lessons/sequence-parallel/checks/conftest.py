@@ -1,20 +1,16 @@
 """Shared pieces of the sequence-parallel checks: the correct math and the classic wrong
 versions (used only after the learner's call has returned), the lesson's worked examples, and
 the comparison of a per-GPU list of chunks."""
-import math
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 from lessonkit.checking import expect_close, fail
+from lessonkit.checkmath import erf_gelu, f64, layernorm, tanh_gelu
 from lessonkit.i18n import _
 
 GIB = 2.0**30
-
-
-def f64(a):
-    return np.asarray(a, dtype=np.float64)
 
 
 def chunk_rows(Y, n):
@@ -28,24 +24,6 @@ def reduce_scatter(partials):
 
 def all_gather(chunks):
     return np.concatenate([f64(c) for c in chunks], axis=0)
-
-
-def layernorm(x, gamma, beta, eps=1e-5, ddof=0, eps_outside=False, axis=-1):
-    x = f64(x)
-    mu = x.mean(axis=axis, keepdims=True)
-    std = x.std(axis=axis, ddof=ddof, keepdims=True)
-    scale = std + eps if eps_outside else np.sqrt(std**2 + eps)
-    return (x - mu) / scale * f64(gamma) + f64(beta)
-
-
-def tanh_gelu(x):
-    x = f64(x)
-    return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x**3)))
-
-
-def erf_gelu(x):
-    x = f64(x)
-    return 0.5 * x * (1.0 + np.vectorize(math.erf)(x / math.sqrt(2.0)))
 
 
 def mlp_partials(Z, shards, act=tanh_gelu):
