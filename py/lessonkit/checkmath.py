@@ -1,6 +1,6 @@
 """The math hidden checks compute expected values with, written once for every lesson: GeLU
 (GPT-2's tanh form, the exact erf form) and their derivatives, ReLU, a stable softmax, LayerNorm
-forward and backward, the pieces of cross-entropy, and generators of random problems.
+forward and backward, the pieces of cross-entropy, the course's worked MLP and generators of random problems.
 
     from lessonkit.checkmath import f64, tanh_gelu, softmax, mlp_shards, gpu_count
 
@@ -13,6 +13,7 @@ lessonkit.checking)."""
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -127,7 +128,17 @@ def layernorm_backward(dy, cache):
     return dx, (dy * xhat).sum(0), dy.sum(0)
 
 
-# ---- random problems --------------------------------------------------------------------
+# ---- problems ----------------------------------------------------------------------------
+
+def mlp_example():
+    """The course's worked MLP (tp-mlp's prose, reused by later lessons): one token
+    X = (1, 2), D = 2, F = 4, over N = 2 GPUs, GPU i holding columns 2i, 2i+1 of A and those
+    rows of B."""
+    A = np.array([[1.0, 0.0, -1.0, 2.0], [0.0, 1.0, 1.0, -1.0]])
+    B = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [2.0, 0.0]])
+    return SimpleNamespace(X=np.array([1.0, 2.0]), A=A, B=B,
+                           shards=[(A[:, :2].copy(), B[:2].copy()), (A[:, 2:].copy(), B[2:].copy())])
+
 
 def gpu_count(rng, most):
     """A power of two from 1 to `most` (a power of two), each as likely."""

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from lessonkit.checking import Call, describe, expect_close, fail, missed_sum
-from lessonkit.checkmath import erf_gelu_grad, f64, tanh_gelu, tanh_gelu_grad
+from lessonkit.checkmath import erf_gelu_grad, f64, mlp_example, tanh_gelu, tanh_gelu_grad
 from lessonkit.i18n import _
 
 
@@ -251,8 +251,4 @@ def ref():
 @pytest.fixture
 def example():
     """The lesson's worked example (tp-mlp's): one token, D = 2, F = 4, N = 2, with dY = (1, 1)."""
-    A = np.array([[1.0, 0.0, -1.0, 2.0], [0.0, 1.0, 1.0, -1.0]])
-    B = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [2.0, 0.0]])
-    return SimpleNamespace(X=np.array([1.0, 2.0]), dY=np.array([1.0, 1.0]),
-                           shards=[(A[:, :2].copy(), B[:2].copy()),
-                                   (A[:, 2:].copy(), B[2:].copy())])
+    return SimpleNamespace(**vars(mlp_example()), dY=np.array([1.0, 1.0]))

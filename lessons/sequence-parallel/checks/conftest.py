@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from lessonkit.checking import expect_close, fail
-from lessonkit.checkmath import erf_gelu, f64, layernorm, tanh_gelu
+from lessonkit.checkmath import erf_gelu, f64, layernorm, mlp_example, tanh_gelu
 from lessonkit.i18n import _
 
 GIB = 2.0**30
@@ -84,14 +84,12 @@ def example():
     """The lesson's worked examples: T = 4 rows, D = 2, n = 2 GPUs (GPU 0: rows 0-1)."""
     partials = [np.array([[1.0, 0.0], [2.0, 1.0], [0.0, 3.0], [1.0, 1.0]]),
                 np.array([[0.0, 2.0], [1.0, 1.0], [4.0, 0.0], [2.0, 2.0]])]
-    A = np.array([[1.0, 0.0, -1.0, 2.0], [0.0, 1.0, 1.0, -1.0]])
-    B = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [2.0, 0.0]])
     return SimpleNamespace(
         partials=partials,
         chunks=[np.array([[1.0, 2.0], [3.0, 2.0]]), np.array([[4.0, 3.0], [3.0, 3.0]])],
         X_chunks=[np.array([[0.0, 2.0], [1.0, 3.0]]), np.array([[3.0, 1.0], [2.0, 2.0]])],
         gamma=np.array([1.0, 1.0]), beta=np.array([0.0, 0.0]),
-        shards=[(A[:, :2].copy(), B[:2].copy()), (A[:, 2:].copy(), B[2:].copy())])
+        shards=mlp_example().shards)
 
 
 @pytest.fixture

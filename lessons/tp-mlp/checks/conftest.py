@@ -5,7 +5,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from lessonkit.checkmath import erf_gelu, f64, relu, tanh_gelu
+from lessonkit.checkmath import erf_gelu, f64, mlp_example, relu, tanh_gelu
 
 
 def mlp_from_shards(X, shards, act=tanh_gelu):
@@ -34,8 +34,4 @@ def ref():
 @pytest.fixture
 def example():
     """The lesson's worked example: one token, D = 2, F = 4, N = 2."""
-    A = np.array([[1.0, 0.0, -1.0, 2.0], [0.0, 1.0, 1.0, -1.0]])
-    B = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [2.0, 0.0]])
-    return SimpleNamespace(X=np.array([1.0, 2.0]), A=A, B=B,
-                           shards=[(A[:, :2].copy(), B[:2].copy()),
-                                   (A[:, 2:].copy(), B[2:].copy())])
+    return mlp_example()

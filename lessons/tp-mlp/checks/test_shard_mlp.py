@@ -122,10 +122,9 @@ def test_count_and_shapes(solution, D, F, n):
             expect_blocks(c, A, B, n)  # explains which shape is wrong and why
 
 
-def test_example_split(solution):
+def test_example_split(solution, example):
     """shard_mlp splits the worked example as in the lesson: GPU 0 gets columns 0–1 of A and rows 0–1 of B"""
-    A = np.array([[1.0, 0.0, -1.0, 2.0], [0.0, 1.0, 1.0, -1.0]])
-    B = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [2.0, 0.0]])
+    A, B = example.A, example.B
     c = call(solution, "shard_mlp", A, B, 2)
     for i, (a, b) in enumerate(pairs(c, 2)):
         cols = slice(2 * i, 2 * i + 2)
