@@ -25,8 +25,8 @@ def gelu_after_sum(X, shards):
 @pytest.fixture
 def ref():
     """The correct functions and the usual wrong ones, to compute expectations and hints.
-    All are module-level functions here: lessonkit's guard makes them refuse to run inside
-    learner code, so a solution cannot borrow their answers."""
+    The lesson's own are module-level functions here (lessonkit's guard makes them refuse to
+    run inside learner code); GeLU and ReLU are lessonkit.checkmath's, public formulas."""
     return SimpleNamespace(gelu=tanh_gelu, erf_gelu=erf_gelu, relu=relu, mlp=mlp_from_shards,
                            partials=partials, gelu_after_sum=gelu_after_sum)
 

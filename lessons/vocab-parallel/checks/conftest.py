@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from lessonkit.checking import CheckFailed, TimedOutBefore, call, describe, expect_close
-from lessonkit.checkmath import cross_entropy, logsumexp, onehot, picked
+from lessonkit.checkmath import cross_entropy, gpu_count, logsumexp, multiple, onehot, picked
 from lessonkit.checkmath import softmax as softmax_rows
 from lessonkit.i18n import _
 from lessonkit.learner import LearnerError
@@ -268,3 +268,11 @@ def random_logits(seed, T, V, n, scale=3.0):
 @pytest.fixture
 def problem():
     return random_logits
+
+
+@pytest.fixture
+def fresh_logits(fresh):
+    """(shards, targets) drawn afresh on every run: 1 to 8 GPUs, 1 to 32 tokens."""
+    n = gpu_count(fresh, 8)
+    T, V = int(fresh.integers(1, 33)), multiple(fresh, n, 1, 9)
+    return random_logits(int(fresh.integers(2**32)), T, V, n)
