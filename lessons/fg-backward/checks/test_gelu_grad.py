@@ -10,12 +10,16 @@ from lessonkit.i18n import _
 RTOL, ATOL = 1e-5, 1e-6
 
 
+def check(solution, ref, x):
+    c = call(solution, "gelu_grad", x)
+    return c, expect_close(c, ref.gelu_grad(x), rtol=RTOL, atol=ATOL,
+                           mistakes=ref.gelu_grad_mistakes(x))
+
+
 def test_python_floats(solution, ref):
     """gelu_grad works on plain Python floats: gelu_grad(0) = 0.5, gelu_grad(1) ≈ 1.0830, gelu_grad(2) ≈ 1.0861"""
     for x in (0.0, 1.0, 2.0, -1.0):
-        c = call(solution, "gelu_grad", x)
-        got = expect_close(c, ref.gelu_grad(x), rtol=RTOL, atol=ATOL,
-                           mistakes=ref.gelu_grad_mistakes(x))
+        c, got = check(solution, ref, x)
         if got.shape != ():
             fail(_("gelu_grad({x}) should return one number, but returned {got}.",
                    x=x, got=describe(c.got)))
@@ -28,31 +32,28 @@ def test_python_floats(solution, ref):
 ])
 def test_values(solution, ref, x):
     """gelu_grad agrees with the derivative of the tanh formula"""
-    x = np.array(x)
-    c = call(solution, "gelu_grad", x)
-    expect_close(c, ref.gelu_grad(x), rtol=RTOL, atol=ATOL, mistakes=ref.gelu_grad_mistakes(x))
+    check(solution, ref, np.array(x))
 
 
 def test_tanh_not_erf(solution, ref):
     """gelu_grad is the tanh form's derivative, not the exact erf one, where they differ most (|x| ≈ 2)"""
-    x = np.array([-2.2, -2.0187, -1.8, 1.8, 2.0187, 2.2])
-    c = call(solution, "gelu_grad", x)
-    expect_close(c, ref.gelu_grad(x), rtol=RTOL, atol=ATOL, mistakes=ref.gelu_grad_mistakes(x))
+    check(solution, ref, np.array([-2.2, -2.0187, -1.8, 1.8, 2.0187, 2.2]))
 
 
 def test_large_magnitudes(solution, ref):
     """gelu_grad stays finite for large inputs: about 1 for large positive x, about 0 for large negative x"""
-    x = np.array([-1e5, -1000.0, -50.0, -10.0, 10.0, 50.0, 1000.0, 1e5])
-    c = call(solution, "gelu_grad", x)
-    expect_close(c, ref.gelu_grad(x), rtol=RTOL, atol=ATOL, mistakes=ref.gelu_grad_mistakes(x))
+    check(solution, ref, np.array([-1e5, -1000.0, -50.0, -10.0, 10.0, 50.0, 1000.0, 1e5]))
 
 
 @pytest.mark.parametrize("shape", [(), (5,), (3, 4), (2, 3, 4)], ids=["0-D", "1-D", "2-D", "3-D"])
 def test_shape(solution, ref, shape):
     """gelu_grad returns an array of the same shape as its input"""
-    x = np.linspace(-3, 3, int(np.prod(shape))).reshape(shape)
-    c = call(solution, "gelu_grad", x)
-    expect_close(c, ref.gelu_grad(x), rtol=RTOL, atol=ATOL, mistakes=ref.gelu_grad_mistakes(x))
+    check(solution, ref, np.linspace(-3, 3, int(np.prod(shape))).reshape(shape))
+
+
+def test_fresh_values(solution, ref, fresh):
+    """gelu_grad agrees with the derivative of the tanh formula on values drawn afresh on every run"""
+    check(solution, ref, fresh.uniform(-5.0, 5.0, size=(int(fresh.integers(1, 5)), 8)))
 
 
 def test_input_unchanged(solution):

@@ -1,20 +1,16 @@
 """Shared pieces of the sequence-parallel checks: the correct math and the classic wrong
 versions (used only after the learner's call has returned), the lesson's worked examples, and
 the comparison of a per-GPU list of chunks."""
-import math
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 from lessonkit.checking import expect_close, fail
+from lessonkit.checkmath import erf_gelu, f64, layernorm, mlp_example, tanh_gelu
 from lessonkit.i18n import _
 
 GIB = 2.0**30
-
-
-def f64(a):
-    return np.asarray(a, dtype=np.float64)
 
 
 def chunk_rows(Y, n):
@@ -28,24 +24,6 @@ def reduce_scatter(partials):
 
 def all_gather(chunks):
     return np.concatenate([f64(c) for c in chunks], axis=0)
-
-
-def layernorm(x, gamma, beta, eps=1e-5, ddof=0, eps_outside=False, axis=-1):
-    x = f64(x)
-    mu = x.mean(axis=axis, keepdims=True)
-    std = x.std(axis=axis, ddof=ddof, keepdims=True)
-    scale = std + eps if eps_outside else np.sqrt(std**2 + eps)
-    return (x - mu) / scale * f64(gamma) + f64(beta)
-
-
-def tanh_gelu(x):
-    x = f64(x)
-    return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x**3)))
-
-
-def erf_gelu(x):
-    x = f64(x)
-    return 0.5 * x * (1.0 + np.vectorize(math.erf)(x / math.sqrt(2.0)))
 
 
 def mlp_partials(Z, shards, act=tanh_gelu):
@@ -91,8 +69,8 @@ def activation_bytes(s, b, h, a, t=1, sp=False, recompute="none", gemm_term=None
 @pytest.fixture
 def ref():
     """The correct functions and the usual wrong ones, to compute expectations and hints.
-    All are module-level functions here: lessonkit's guard makes them refuse to run inside
-    learner code, so a solution cannot borrow their answers."""
+    The lesson's own are module-level functions here (lessonkit's guard makes them refuse to
+    run inside learner code); LayerNorm and GeLU are lessonkit.checkmath's, public formulas."""
     return SimpleNamespace(reduce_scatter=reduce_scatter, all_gather=all_gather,
                            chunk_rows=chunk_rows, layernorm=layernorm, gelu=tanh_gelu,
                            erf_gelu=erf_gelu, sp_block=sp_block,
@@ -106,14 +84,12 @@ def example():
     """The lesson's worked examples: T = 4 rows, D = 2, n = 2 GPUs (GPU 0: rows 0-1)."""
     partials = [np.array([[1.0, 0.0], [2.0, 1.0], [0.0, 3.0], [1.0, 1.0]]),
                 np.array([[0.0, 2.0], [1.0, 1.0], [4.0, 0.0], [2.0, 2.0]])]
-    A = np.array([[1.0, 0.0, -1.0, 2.0], [0.0, 1.0, 1.0, -1.0]])
-    B = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [2.0, 0.0]])
     return SimpleNamespace(
         partials=partials,
         chunks=[np.array([[1.0, 2.0], [3.0, 2.0]]), np.array([[4.0, 3.0], [3.0, 3.0]])],
         X_chunks=[np.array([[0.0, 2.0], [1.0, 3.0]]), np.array([[3.0, 1.0], [2.0, 2.0]])],
         gamma=np.array([1.0, 1.0]), beta=np.array([0.0, 0.0]),
-        shards=[(A[:, :2].copy(), B[:2].copy()), (A[:, 2:].copy(), B[2:].copy())])
+        shards=mlp_example().shards)
 
 
 @pytest.fixture

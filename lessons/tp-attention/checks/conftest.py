@@ -7,12 +7,8 @@ import numpy as np
 import pytest
 
 from lessonkit.checking import describe, expect_close, fail
+from lessonkit.checkmath import f64, softmax
 from lessonkit.i18n import _
-
-
-def softmax(scores, axis=-1):
-    e = np.exp(scores - np.max(scores, axis=axis, keepdims=True))
-    return e / np.sum(e, axis=axis, keepdims=True)
 
 
 def weights(Q_h, K_h, causal, scale, offset=1, axis=-1, mask_after=False):
@@ -34,7 +30,7 @@ def weights(Q_h, K_h, causal, scale, offset=1, axis=-1, mask_after=False):
 def heads(X, Wq, Wk, Wv, count, causal, scale=None, **how):
     """The concatenated outputs of `count` heads that share the columns of Wq, Wk, Wv equally;
     `scale` replaces 1/√(width of one head); `how` is passed to `weights`."""
-    X, Wq, Wk, Wv = (np.asarray(a, dtype=np.float64) for a in (X, Wq, Wk, Wv))
+    X, Wq, Wk, Wv = (f64(a) for a in (X, Wq, Wk, Wv))
     Q, K, V = X @ Wq, X @ Wk, X @ Wv
     d = Q.shape[1] // count
     factor = 1.0 / np.sqrt(d) if scale is None else scale
@@ -44,14 +40,14 @@ def heads(X, Wq, Wk, Wv, count, causal, scale=None, **how):
 
 
 def attention(X, Wq, Wk, Wv, Wo, n_heads, causal=True, **how):
-    return heads(X, Wq, Wk, Wv, n_heads, causal, **how) @ np.asarray(Wo, dtype=np.float64)
+    return heads(X, Wq, Wk, Wv, n_heads, causal, **how) @ f64(Wo)
 
 
 def tp(X, shards, n_heads, causal=True, per_gpu=None, **how):
     """The sum over GPUs of each one's heads times its Wo_i; `per_gpu` replaces the number of
     heads each GPU runs (right: n_heads / len(shards))."""
     count = per_gpu or n_heads // len(shards)
-    return sum(heads(X, q, k, v, count, causal, **how) @ np.asarray(o, dtype=np.float64)
+    return sum(heads(X, q, k, v, count, causal, **how) @ f64(o)
                for q, k, v, o in shards)
 
 
@@ -75,7 +71,7 @@ def expect_output(c, expected, mistakes, hides_self=None):
     solution makes of that (NaN, zeros, an unmasked row) varies. `hides_self` is (hint,
     make_value); its hint is shown when every row after the first matches that value, or, for
     a single token, when the result is NaN."""
-    exp = np.asarray(expected, dtype=np.float64)
+    exp = f64(expected)
     rtol = 2e-5
     tol = dict(rtol=rtol, atol=rtol * max(1.0, float(np.max(np.abs(exp)))))
     if hides_self is not None and exp.ndim == 2 and exp.shape[0] == 1:

@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 from lessonkit.checking import as_array, call, expect_unchanged, fail
+from lessonkit.checkmath import multiple
 from lessonkit.i18n import _
 
 
@@ -124,6 +125,15 @@ def ref_top_score(X, Wq, Wk, n_heads):
     d = X.shape[1] // n_heads
     return max(float(np.max(np.abs(Q[:, h * d:(h + 1) * d] @ K[:, h * d:(h + 1) * d].T)))
                for h in range(n_heads)) / np.sqrt(d)
+
+
+def test_fresh_inputs(solution, ref, expect, draw, fresh):
+    """attention equals multi-head attention on inputs drawn afresh on every run"""
+    # Causal, 2 to 4 heads, 3 to 8 tokens: every classic mistake shows, whatever the draw.
+    n_heads = int(fresh.integers(2, 5))
+    D, T = multiple(fresh, n_heads, 1, 5), int(fresh.integers(3, 9))
+    X = fresh.normal(size=(T, D))
+    check(solution, ref, expect, X, *draw.weights(fresh, D), n_heads, True, True)
 
 
 def test_inputs_unchanged(solution, draw):

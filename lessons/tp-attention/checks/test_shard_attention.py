@@ -4,17 +4,20 @@ import numpy as np
 import pytest
 
 from lessonkit.checking import call, describe, expect_unchanged, fail, to_array
+from lessonkit.checkmath import multiple
 from lessonkit.i18n import _, _n
 
 NAMES = ("Wq", "Wk", "Wv", "Wo")
 TAGS = (0.125, 0.25, 0.375, 0.5)  # tells the four matrices apart
 
 
-def labelled(D):
+def labelled(D, rng=None):
     """Wq, Wk, Wv, Wo whose entries say where they came from: W[r, c] = 1000 r + c + tag, so
-    a block's first row names its columns and its first column names its rows."""
+    a block's first row names its columns and its first column names its rows. With `rng`,
+    each entry gets a random fraction below 0.4 too (the labels still read the same)."""
     grid = 1000.0 * np.arange(D)[:, None] + np.arange(D)[None, :]
-    return [grid + tag for tag in TAGS]
+    return [grid + tag + (0.0 if rng is None else rng.uniform(0.0, 0.4, grid.shape))
+            for tag in TAGS]
 
 
 def columns_of(block):
@@ -63,11 +66,11 @@ def tuples(c, n):
     return out
 
 
-def expect_heads(c, D, n_heads, n):
+def expect_heads(c, D, n_heads, n, weights=None):
     """GPU i holds heads i·n_heads/n … (i+1)·n_heads/n − 1: those columns of the labelled
-    Wq, Wk, Wv and the same rows of Wo."""
+    Wq, Wk, Wv and the same rows of Wo (`weights`, labelled(D) unless given)."""
     d_head, width = D // n_heads, D // n
-    weights = labelled(D)
+    weights = weights or labelled(D)
     for i, shard in enumerate(tuples(c, n)):
         want = list(range(i * width, (i + 1) * width))
         owned = heads_text(want, d_head)
@@ -154,6 +157,16 @@ def test_whole_heads_in_order(solution, D, n_heads, n):
 def test_one_gpu(solution):
     """with n = 1 the only GPU gets every head: all of Wq, Wk, Wv and Wo"""
     expect_heads(call(solution, "shard_attention", *labelled(6), 3, 1), 6, 3, 1)
+
+
+def test_fresh_sizes(solution, fresh):
+    """GPU i gets heads i·n_heads/n … (i+1)·n_heads/n − 1, for sizes and entries drawn afresh on every run"""
+    # 2 to 4 GPUs of 2 or 3 heads: every classic split differs from the right one.
+    n = int(fresh.integers(2, 5))
+    n_heads = multiple(fresh, n, 2, 4)
+    D = multiple(fresh, n_heads, 1, 4)
+    weights = labelled(D, fresh)
+    expect_heads(call(solution, "shard_attention", *weights, n_heads, n), D, n_heads, n, weights)
 
 
 def test_inputs_unchanged(solution):

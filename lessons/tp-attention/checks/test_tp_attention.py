@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from lessonkit.checking import as_array, call, expect_unchanged, fail, missed_sum
+from lessonkit.checkmath import multiple
 from lessonkit.i18n import _
 
 
@@ -113,6 +114,15 @@ def test_large_scores(solution, ref, expect, draw):
                inputs=c.inputs()))
     problem = (X, shards, 4, True)
     expect(c, ref.tp(*problem), mistakes(ref, *problem), hides_self(ref, *problem))
+
+
+def test_fresh_problem(solution, ref, expect, draw, fresh):
+    """tp_attention equals the unsplit attention for a problem drawn afresh on every run"""
+    # Causal, 2 to 4 GPUs of 2 or 3 heads, 3 to 8 tokens: every classic mistake shows.
+    n = int(fresh.integers(2, 5))
+    n_heads = multiple(fresh, n, 2, 4)
+    D, T = multiple(fresh, n_heads, 1, 4), int(fresh.integers(3, 9))
+    check(solution, ref, expect, fresh.normal(size=(T, D)), draw.shards(fresh, D, n), n_heads, True)
 
 
 def test_inputs_unchanged(solution, draw):

@@ -1,32 +1,15 @@
 """Shared pieces of the tp-mlp checks: the correct math (used only after the learner's call
 has returned) and the lesson's worked example."""
-import math
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
-C = math.sqrt(2.0 / math.pi)
-
-
-def tanh_gelu(x, c=C, k=0.044715):
-    x = np.asarray(x, dtype=np.float64)
-    return 0.5 * x * (1.0 + np.tanh(c * (x + k * x**3)))
-
-
-def erf_gelu(x):
-    x = np.asarray(x, dtype=np.float64)
-    return 0.5 * x * (1.0 + np.vectorize(math.erf)(x / math.sqrt(2.0)))
+from lessonkit.checkmath import erf_gelu, f64, mlp_example, relu, tanh_gelu
 
 
 def mlp_from_shards(X, shards, act=tanh_gelu):
-    X = np.asarray(X, dtype=np.float64)
-    return sum(act(X @ np.asarray(a, dtype=np.float64)) @ np.asarray(b, dtype=np.float64)
-               for a, b in shards)
-
-
-def relu(x):
-    return np.maximum(np.asarray(x, dtype=np.float64), 0.0)
+    return sum(act(f64(X) @ f64(a)) @ f64(b) for a, b in shards)
 
 
 def partials(X, shards):
@@ -36,14 +19,14 @@ def partials(X, shards):
 
 def gelu_after_sum(X, shards):
     """The all-reduce before the GeLU: GeLU(sum_i X A_i B_i)."""
-    return tanh_gelu(sum(np.asarray(X, dtype=np.float64) @ a @ b for a, b in shards))
+    return tanh_gelu(sum(f64(X) @ a @ b for a, b in shards))
 
 
 @pytest.fixture
 def ref():
     """The correct functions and the usual wrong ones, to compute expectations and hints.
-    All are module-level functions here: lessonkit's guard makes them refuse to run inside
-    learner code, so a solution cannot borrow their answers."""
+    The lesson's own are module-level functions here (lessonkit's guard makes them refuse to
+    run inside learner code); GeLU and ReLU are lessonkit.checkmath's, public formulas."""
     return SimpleNamespace(gelu=tanh_gelu, erf_gelu=erf_gelu, relu=relu, mlp=mlp_from_shards,
                            partials=partials, gelu_after_sum=gelu_after_sum)
 
@@ -51,8 +34,4 @@ def ref():
 @pytest.fixture
 def example():
     """The lesson's worked example: one token, D = 2, F = 4, N = 2."""
-    A = np.array([[1.0, 0.0, -1.0, 2.0], [0.0, 1.0, 1.0, -1.0]])
-    B = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [2.0, 0.0]])
-    return SimpleNamespace(X=np.array([1.0, 2.0]), A=A, B=B,
-                           shards=[(A[:, :2].copy(), B[:2].copy()),
-                                   (A[:, 2:].copy(), B[2:].copy())])
+    return mlp_example()

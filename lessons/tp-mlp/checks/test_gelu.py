@@ -27,11 +27,15 @@ def mistakes(ref, x):
             (CONSTANTS, lambda: ref.gelu(x, k=0.0447))]
 
 
+def check(solution, ref, x):
+    c = call(solution, "gelu", x)
+    return c, expect_close(c, ref.gelu(x), rtol=RTOL, atol=ATOL, mistakes=mistakes(ref, x))
+
+
 def test_python_floats(solution, ref):
     """gelu works on plain Python floats: gelu(0.0) = 0 and gelu(1.0) ≈ 0.841"""
     for x in (0.0, 1.0, -1.0):
-        c = call(solution, "gelu", x)
-        got = expect_close(c, ref.gelu(x), rtol=RTOL, atol=ATOL, mistakes=mistakes(ref, x))
+        c, got = check(solution, ref, x)
         if got.shape != ():
             fail(_("gelu({x}) should return one number, but returned {got}.", x=x,
                    got=repr(c.got)))
@@ -44,24 +48,23 @@ def test_python_floats(solution, ref):
 ])
 def test_values(solution, ref, x):
     """gelu agrees with the tanh formula"""
-    x = np.array(x)
-    c = call(solution, "gelu", x)
-    expect_close(c, ref.gelu(x), rtol=RTOL, atol=ATOL, mistakes=mistakes(ref, x))
+    check(solution, ref, np.array(x))
 
 
 def test_large_magnitudes(solution, ref):
     """gelu stays finite for large inputs: about x for large positive x, about 0 for large negative x"""
-    x = np.array([-1e5, -1000.0, -50.0, 50.0, 1000.0, 1e5])
-    c = call(solution, "gelu", x)
-    expect_close(c, ref.gelu(x), rtol=RTOL, atol=ATOL, mistakes=mistakes(ref, x))
+    check(solution, ref, np.array([-1e5, -1000.0, -50.0, 50.0, 1000.0, 1e5]))
 
 
 @pytest.mark.parametrize("shape", [(5,), (3, 4), (2, 3, 4)], ids=["1-D", "2-D", "3-D"])
 def test_shape(solution, ref, shape):
     """gelu returns an array of the same shape as its input"""
-    x = np.linspace(-3, 3, int(np.prod(shape))).reshape(shape)
-    c = call(solution, "gelu", x)
-    expect_close(c, ref.gelu(x), rtol=RTOL, atol=ATOL, mistakes=mistakes(ref, x))
+    check(solution, ref, np.linspace(-3, 3, int(np.prod(shape))).reshape(shape))
+
+
+def test_fresh_values(solution, ref, fresh):
+    """gelu agrees with the tanh formula on values drawn afresh on every run"""
+    check(solution, ref, fresh.uniform(-5.0, 5.0, size=(int(fresh.integers(1, 5)), 8)))
 
 
 def test_input_unchanged(solution):

@@ -3,14 +3,18 @@ import numpy as np
 import pytest
 
 from lessonkit.checking import call, describe, expect_unchanged, fail, to_array
+from lessonkit.checkmath import multiple
 from lessonkit.i18n import _, _n
 
 
-def labelled(D, F):
+def labelled(D, F, rng=None):
     """A and B whose entries say where they came from: A[r, c] = 1000 r + c and
-    B[f, d] = 1000 f + d + 0.5, so any block shows which columns / rows it holds."""
+    B[f, d] = 1000 f + d + 0.5, so any block shows which columns / rows it holds. With `rng`,
+    each entry gets a random fraction below 0.4 too (the labels still read the same)."""
     A = 1000.0 * np.arange(D)[:, None] + np.arange(F)[None, :]
     B = 1000.0 * np.arange(F)[:, None] + np.arange(D)[None, :] + 0.5
+    if rng is not None:
+        A, B = A + rng.uniform(0.0, 0.4, A.shape), B + rng.uniform(0.0, 0.4, B.shape)
     return A, B
 
 
@@ -118,10 +122,9 @@ def test_count_and_shapes(solution, D, F, n):
             expect_blocks(c, A, B, n)  # explains which shape is wrong and why
 
 
-def test_example_split(solution):
+def test_example_split(solution, example):
     """shard_mlp splits the worked example as in the lesson: GPU 0 gets columns 0–1 of A and rows 0–1 of B"""
-    A = np.array([[1.0, 0.0, -1.0, 2.0], [0.0, 1.0, 1.0, -1.0]])
-    B = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [2.0, 0.0]])
+    A, B = example.A, example.B
     c = call(solution, "shard_mlp", A, B, 2)
     for i, (a, b) in enumerate(pairs(c, 2)):
         cols = slice(2 * i, 2 * i + 2)
@@ -151,6 +154,15 @@ def test_one_column_each(solution):
     """with n = F each GPU gets exactly one column of A and one row of B"""
     A, B = labelled(2, 6)
     expect_blocks(call(solution, "shard_mlp", A, B, 6), A, B, 6)
+
+
+def test_fresh_sizes(solution, fresh):
+    """GPU i gets the i-th block of A's columns and the same rows of B, for sizes and entries drawn afresh on every run"""
+    # 3 to 8 GPUs of 2 to 4 columns each: every classic split differs from the right one.
+    n = int(fresh.integers(3, 9))
+    D, F = int(fresh.integers(1, 9)), multiple(fresh, n, 2, 5)
+    A, B = labelled(D, F, fresh)
+    expect_blocks(call(solution, "shard_mlp", A, B, n), A, B, n)
 
 
 def test_inputs_unchanged(solution):

@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 from lessonkit.checking import call, expect_close, expect_unchanged, missed_sum
+from lessonkit.checkmath import mlp_shards
 from lessonkit.i18n import _
 
 # Relative to the size of the output: float32 arithmetic (~1e-6 here) passes; the erf GeLU,
@@ -35,20 +36,15 @@ def mistakes(ref, X, shards):
     ]
 
 
-def random_shards(rng, D, widths):
-    """Shards drawn independently, one GPU at a time: no A and B exist anywhere to be
-    remembered, so only a tp_mlp that computes from its shards can get the answer."""
-    return [(rng.normal(0.0, 1.0 / np.sqrt(D), size=(D, w)), rng.normal(0.0, 1.0 / np.sqrt(w),
-                                                                          size=(w, D)))
-            for w in widths]
+def check(solution, ref, X, shards):
+    c = call(solution, "tp_mlp", X, shards)
+    expected = ref.mlp(X, shards)
+    expect_close(c, expected, **tolerance(expected), mistakes=mistakes(ref, X, shards))
 
 
 def test_worked_example(solution, ref, example):
     """tp_mlp reproduces the worked example: Y ≈ (1.682, 2.796)"""
-    c = call(solution, "tp_mlp", example.X, example.shards)
-    expected = ref.mlp(example.X, example.shards)
-    expect_close(c, expected, **tolerance(expected),
-                 mistakes=mistakes(ref, example.X, example.shards))
+    check(solution, ref, example.X, example.shards)
 
 
 @pytest.mark.parametrize("T,D,F,n", [
@@ -58,35 +54,31 @@ def test_worked_example(solution, ref, example):
 def test_random_batches(solution, ref, T, D, F, n):
     """tp_mlp equals the unsplit GeLU(XA)B on a random batch of tokens"""
     rng = np.random.default_rng(1000 * T + 10 * D + n)
-    X = rng.normal(size=(T, D))
-    shards = random_shards(rng, D, [F // n] * n)
-    c = call(solution, "tp_mlp", X, shards)
-    expected = ref.mlp(X, shards)
-    expect_close(c, expected, **tolerance(expected), mistakes=mistakes(ref, X, shards))
+    check(solution, ref, rng.normal(size=(T, D)), mlp_shards(rng, D, [F // n] * n))
 
 
 def test_single_token(solution, ref):
     """tp_mlp accepts one token as a 1-D vector and returns a 1-D vector"""
     rng = np.random.default_rng(7)
-    X = rng.normal(size=16)
-    shards = random_shards(rng, 16, [16, 16, 16, 16])
-    c = call(solution, "tp_mlp", X, shards)
-    expected = ref.mlp(X, shards)
-    expect_close(c, expected, **tolerance(expected), mistakes=mistakes(ref, X, shards))
+    check(solution, ref, rng.normal(size=16), mlp_shards(rng, 16, [16, 16, 16, 16]))
 
 
 def test_uses_only_its_shards(solution, ref):
     """tp_mlp computes from the shards it is given, whatever their sizes"""
     rng = np.random.default_rng(11)
-    X = rng.normal(size=(4, 6))
-    shards = random_shards(rng, 6, [3, 5, 1])
-    c = call(solution, "tp_mlp", X, shards)
-    expected = ref.mlp(X, shards)
-    expect_close(c, expected, **tolerance(expected), mistakes=mistakes(ref, X, shards))
+    check(solution, ref, rng.normal(size=(4, 6)), mlp_shards(rng, 6, [3, 5, 1]))
+
+
+def test_fresh_batch(solution, ref, fresh):
+    """tp_mlp equals the unsplit GeLU(XA)B on a batch and shards drawn afresh on every run"""
+    # At least 2 GPUs and 8 GeLU inputs each: every classic mistake shows, whatever the draw.
+    n, T, D = int(fresh.integers(2, 9)), int(fresh.integers(2, 9)), int(fresh.integers(4, 17))
+    widths = [int(w) for w in fresh.integers(4, 9, size=n)]
+    check(solution, ref, fresh.normal(size=(T, D)), mlp_shards(fresh, D, widths))
 
 
 def test_inputs_unchanged(solution):
     """tp_mlp leaves X and the shards unchanged"""
     rng = np.random.default_rng(5)
-    c = call(solution, "tp_mlp", rng.normal(size=(2, 4)), random_shards(rng, 4, [4, 4]))
+    c = call(solution, "tp_mlp", rng.normal(size=(2, 4)), mlp_shards(rng, 4, [4, 4]))
     expect_unchanged(c)

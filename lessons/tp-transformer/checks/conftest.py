@@ -12,42 +12,15 @@ import numpy as np
 import pytest
 
 from lessonkit.checking import fail
+from lessonkit.checkmath import (f64, layernorm_backward, layernorm_forward, softmax, tanh_gelu,
+                                 tanh_gelu_grad)
 from lessonkit.i18n import _
 
-EPS = 1e-5
 LN_KEYS = ("ln1_g", "ln1_b", "ln2_g", "ln2_b")
 KEYS = ("ln1_g", "ln1_b", "Wq", "Wk", "Wv", "Wo", "ln2_g", "ln2_b", "A", "B")
 # Relative to the largest entry of the expected result: float32 arithmetic (~1e-6) passes,
 # every classic mistake (>= 1e-2 here) does not.
 TOL = dict(rtol=2e-4, atol=1e-7)
-
-
-def f64(a):
-    return np.array(a, dtype=np.float64)
-
-
-# ---- local math, one GPU --------------------------------------------------------------------
-def ln_f(x, g, b):
-    mu = x.mean(axis=-1, keepdims=True)
-    var = ((x - mu) ** 2).mean(axis=-1, keepdims=True)
-    xhat = (x - mu) / np.sqrt(var + EPS)
-    return xhat * g + b, (xhat, 1.0 / np.sqrt(var + EPS), g)
-
-
-def ln_b(dy, cache):
-    xhat, inv, g = cache
-    dxhat = dy * g
-    dx = inv * (dxhat - dxhat.mean(-1, keepdims=True) - xhat * (dxhat * xhat).mean(-1, keepdims=True))
-    return dx, (dy * xhat).sum(0), dy.sum(0)
-
-
-def gelu(x):
-    return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
-
-
-def gelu_grad(x):
-    t = np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3))
-    return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * math.sqrt(2 / math.pi) * (1 + 3 * 0.044715 * x**2)
 
 
 def attn_f(x, Wq, Wk, Wv, heads, scale):
@@ -58,9 +31,7 @@ def attn_f(x, Wq, Wk, Wv, heads, scale):
     future = np.triu(np.ones((T, T), dtype=bool), 1)
     for h in range(heads):
         c = slice(h * dh, (h + 1) * dh)
-        s = np.where(future, -np.inf, Q[:, c] @ K[:, c].T * scale(dh))
-        p = np.exp(s - s.max(-1, keepdims=True))
-        p /= p.sum(-1, keepdims=True)
+        p = softmax(np.where(future, -np.inf, Q[:, c] @ K[:, c].T * scale(dh)))
         O[:, c] = p @ V[:, c]
         P.append(p)
     return O, (x, Q, K, V, P, heads, scale)
@@ -125,28 +96,28 @@ def run_block(X, shards, n_heads, sp, dZ=None, residual=1, own_partial=False,
         return [rows(t, n)[i] for i, t in enumerate(totals)] if sp else totals
 
     X = [f64(x) for x in X]
-    ln1 = [ln_f(x, s["ln1_g"], s["ln1_b"]) for x, s in zip(X, shards)]
+    ln1 = [layernorm_forward(x, s["ln1_g"], s["ln1_b"]) for x, s in zip(X, shards)]
     H = gather([y for y, _ in ln1])
     att = [attn_f(h, s["Wq"], s["Wk"], s["Wv"], k, sc) for h, s in zip(H, shards)]
     Y = [residual * x + a for x, a in zip(X, reduce([O @ s["Wo"] for (O, _), s in zip(att, shards)]))]
-    ln2 = [ln_f(y, s["ln2_g"], s["ln2_b"]) for y, s in zip(Y, shards)]
+    ln2 = [layernorm_forward(y, s["ln2_g"], s["ln2_b"]) for y, s in zip(Y, shards)]
     H2 = gather([y for y, _ in ln2])
     U = [h @ s["A"] for h, s in zip(H2, shards)]
-    Z = [residual * y + m for y, m in zip(Y, reduce([gelu(u) @ s["B"] for u, s in zip(U, shards)]))]
+    Z = [residual * y + m for y, m in zip(Y, reduce([tanh_gelu(u) @ s["B"] for u, s in zip(U, shards)]))]
     if dZ is None:
         return Z, None, None
     dZf = gather([f64(d) for d in dZ])
     g = [dict() for _ in shards]
     dH2 = []
     for i, s in enumerate(shards):
-        g[i]["B"] = gelu(U[i]).T @ dZf[i]
-        dU = dZf[i] @ s["B"].T * gelu_grad(U[i])
+        g[i]["B"] = tanh_gelu(U[i]).T @ dZf[i]
+        dU = dZf[i] @ s["B"].T * tanh_gelu_grad(U[i])
         g[i]["A"] = H2[i].T @ dU
         dH2.append(dU @ s["A"].T)
     dH2 = reduce(dH2)
     dY = []
     for i in range(n):
-        dx, g[i]["ln2_g"], g[i]["ln2_b"] = ln_b(dH2[i], ln2[i][1])
+        dx, g[i]["ln2_g"], g[i]["ln2_b"] = layernorm_backward(dH2[i], ln2[i][1])
         dY.append(f64(dZ[i]) + dx)
     dYf = gather(dY)
     dH = []
@@ -157,7 +128,7 @@ def run_block(X, shards, n_heads, sp, dZ=None, residual=1, own_partial=False,
     dH = reduce(dH)
     dX = []
     for i in range(n):
-        dx, g[i]["ln1_g"], g[i]["ln1_b"] = ln_b(dH[i], ln1[i][1])
+        dx, g[i]["ln1_g"], g[i]["ln1_b"] = layernorm_backward(dH[i], ln1[i][1])
         dX.append(dY[i] + dx)
     if sp and ln_summed:
         for key in LN_KEYS:

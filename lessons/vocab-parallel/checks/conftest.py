@@ -7,6 +7,8 @@ import numpy as np
 import pytest
 
 from lessonkit.checking import CheckFailed, TimedOutBefore, call, describe, expect_close
+from lessonkit.checkmath import cross_entropy, gpu_count, logsumexp, multiple, onehot, picked
+from lessonkit.checkmath import softmax as softmax_rows
 from lessonkit.i18n import _
 from lessonkit.learner import LearnerError
 
@@ -69,14 +71,11 @@ def full_logits(shards):
 
 
 def target_logit(shards, targets):
-    z = full_logits(shards)
-    return z[np.arange(len(z)), np.asarray(targets)]
+    return picked(full_logits(shards), targets)
 
 
 def loss(shards, targets):
-    z = full_logits(shards)
-    m = z.max(axis=1)
-    return m + np.log(np.exp(z - m[:, None]).sum(axis=1)) - target_logit(shards, targets)
+    return cross_entropy(full_logits(shards), targets)
 
 
 def loss_local_max(shards, targets):
@@ -104,21 +103,11 @@ def loss_target_not_masked(shards, targets, other):
 
 def loss_max_not_added(shards, targets):
     z = full_logits(shards)
-    m = z.max(axis=1)
-    return np.log(np.exp(z - m[:, None]).sum(axis=1)) - target_logit(shards, targets)
+    return logsumexp(z) - z.max(axis=1) - target_logit(shards, targets)
 
 
 def softmax(shards):
-    z = full_logits(shards)
-    e = np.exp(z - z.max(axis=1, keepdims=True))
-    return e / e.sum(axis=1, keepdims=True)
-
-
-def onehot(targets, V):
-    targets = np.asarray(targets)
-    out = np.zeros((len(targets), V))
-    out[np.arange(len(targets)), targets] = 1.0
-    return out
+    return softmax_rows(full_logits(shards))
 
 
 def split(full, n):
@@ -279,3 +268,11 @@ def random_logits(seed, T, V, n, scale=3.0):
 @pytest.fixture
 def problem():
     return random_logits
+
+
+@pytest.fixture
+def fresh_logits(fresh):
+    """(shards, targets) drawn afresh on every run: 1 to 8 GPUs, 1 to 32 tokens."""
+    n = gpu_count(fresh, 8)
+    T, V = int(fresh.integers(1, 33)), multiple(fresh, n, 1, 9)
+    return random_logits(int(fresh.integers(2**32)), T, V, n)

@@ -1,0 +1,71 @@
+"""lessonkit.checkmath, the math hidden checks share: each derivative against finite differences
+of its function, softmax and cross-entropy against their definitions, LayerNorm's two forms
+against each other, and the generators' ranges."""
+import math
+
+import numpy as np
+import pytest
+
+from lessonkit import checkmath as cm
+
+X = np.linspace(-4.0, 4.0, 41)
+
+
+def numeric_grad(f, x, h=1e-6):
+    return (f(x + h) - f(x - h)) / (2 * h)
+
+
+@pytest.mark.parametrize("f,grad", [(cm.tanh_gelu, cm.tanh_gelu_grad),
+                                    (cm.erf_gelu, cm.erf_gelu_grad)], ids=["tanh", "erf"])
+def test_gelu_derivatives_match_finite_differences(f, grad):
+    assert np.allclose(grad(X), numeric_grad(f, X), rtol=1e-6, atol=1e-8)
+
+
+def test_gelu_values_and_mistake_switches():
+    assert cm.tanh_gelu(1.0) == pytest.approx(0.841192, abs=1e-6)  # the lessons' 0.841
+    assert cm.erf_gelu(1.0) == pytest.approx(0.5 * (1 + math.erf(1 / math.sqrt(2))))
+    assert not np.allclose(cm.tanh_gelu(X, k=0.0447), cm.tanh_gelu(X), rtol=1e-6, atol=0)
+    assert not np.allclose(cm.tanh_gelu_grad(X, cube=1.0), cm.tanh_gelu_grad(X))
+    assert np.allclose(cm.tanh_gelu_grad(X, product_rule=False),
+                       0.5 * (1 + np.tanh(cm.SQRT_2_OVER_PI * (X + cm.GELU_CUBIC * X**3))))
+    assert np.array_equal(cm.relu([-1.0, 2.0]), [0.0, 2.0])
+
+
+def test_softmax_and_cross_entropy_follow_their_definitions():
+    z = np.array([[1.0, 3.0, 0.0, 2.0], [1000.0, 999.0, -5.0, 0.0]])  # the second would overflow
+    p = cm.softmax(z)
+    assert np.allclose(p.sum(axis=-1), 1.0) and np.isfinite(p).all()
+    assert np.allclose(p[0], np.exp(z[0]) / np.exp(z[0]).sum())
+    targets = np.array([1, 0])
+    assert np.allclose(cm.cross_entropy(z, targets), -np.log(p[[0, 1], targets]))
+    assert np.allclose(cm.softmax(z, axis=0).sum(axis=0), 1.0)
+    assert np.array_equal(cm.onehot(targets, 4), [[0, 1, 0, 0], [1, 0, 0, 0]])
+
+
+def test_layernorm_forms_agree_and_backward_matches_finite_differences():
+    rng = np.random.default_rng(0)
+    x, g, b, dy = rng.normal(size=(3, 5)), rng.normal(size=5), rng.normal(size=5), rng.normal(size=(3, 5))
+    y, cache = cm.layernorm_forward(x, g, b)
+    assert np.allclose(y, cm.layernorm(x, g, b))
+    dx, dg, db = cm.layernorm_backward(dy, cache)
+    h = 1e-6
+    for name, got, arg in (("x", dx, x), ("gamma", dg, g), ("beta", db, b)):
+        want = np.zeros_like(arg)
+        for i in np.ndindex(arg.shape):
+            up, down = arg.copy(), arg.copy()
+            up[i] += h
+            down[i] -= h
+            parts = {"x": x, "gamma": g, "beta": b}
+            f = lambda v: (cm.layernorm(**{**parts, name: v}) * dy).sum()  # noqa: E731
+            want[i] = (f(up) - f(down)) / (2 * h)
+        assert np.allclose(got, want, atol=1e-6), name
+    assert not np.allclose(cm.layernorm(x, g, b, ddof=1), y)
+
+
+def test_generators_draw_what_they_promise():
+    rng = np.random.default_rng(1)
+    counts = {cm.gpu_count(rng, 8) for _ in range(200)}
+    assert counts == {1, 2, 4, 8}
+    assert all(cm.multiple(rng, 3, 1, 5) in (3, 6, 9, 12) for _ in range(50))
+    shards = cm.mlp_shards(rng, 4, [1, 3])
+    assert [(a.shape, b.shape) for a, b in shards] == [((4, 1), (1, 4)), ((4, 3), (3, 4))]
