@@ -26,7 +26,8 @@ sys.path[:0] = [str(ROOT / "tools"), str(ROOT / "py")]
 
 from sitebuild import bundle, hosting, lesson_packages, lessons, pages, precompile, serve, vendor, watch  # noqa: E402
 from sitebuild.errors import BuildError  # noqa: E402
-from lessonkit.wheel_cache import sha256_of  # noqa: E402
+from authorkit.course import Course  # noqa: E402
+from authorkit.wheel_cache import sha256_of  # noqa: E402
 from companionkit import bundle as companion_bundle  # noqa: E402
 
 PY_DIR = ROOT / "py"
@@ -48,7 +49,7 @@ def build(out: Path, lessons_dir: Path, minify: bool = True, check: set[str] | N
     """`check`: the lesson folder names to run `lessonkit check` on (None: all). `live`: the
     watch loop's build: pages get the live-reload snippet; no service worker, no compressed copies."""
     started = time.monotonic()
-    lesson_dirs = lessons.find_lessons(lessons_dir)
+    lesson_dirs = Course(lessons_dir).dirs()
     if not lesson_dirs:
         raise BuildError(f"no lessons found in {lessons_dir} (a lesson is a folder with lesson.toml)")
     # Cheap checks first (the lesson format, the prose), then the engine's full check.
@@ -176,7 +177,7 @@ def main(argv=None) -> int:
     args = parser.parse_intermixed_args(argv)  # `serve --watch 8080`, as ./dev serve 8080 sends it
     try:
         if args.command == "fetch":
-            loaded = [lessons.load(d, ROOT) for d in lessons.find_lessons(args.lessons)]
+            loaded = [lessons.load(d, ROOT) for d in Course(args.lessons).dirs()]
             pinned = lesson_packages.resolve(loaded, ROOT)
             inputs = vendor.Resolver(ROOT, log=log).resolve_all(
                 vendor.site_wheels(micropip=any(lesson.requirements for lesson in loaded)))

@@ -16,7 +16,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO / "py"), str(REPO / "tools")]
-from lessonkit.scaffold import new_lesson  # noqa: E402
+from authorkit.scaffold import new_lesson  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 from sitebuild.testing import Watcher  # noqa: E402
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
-from .lesson import Lesson, load_lesson
+from lessonkit.lesson import Lesson, load_lesson
 
 LESSON_FILE = "lesson.toml"
 

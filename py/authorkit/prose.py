@@ -8,7 +8,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from .lesson import Lesson, LessonError, _Locator, _read
+from lessonkit.lesson import Lesson, LessonError, _Locator, _read
 
 RENDERER = Path(__file__).resolve().parents[2] / "tools" / "sitebuild" / "render.mjs"
 

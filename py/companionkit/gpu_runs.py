@@ -22,9 +22,10 @@ import subprocess
 import sys
 import tempfile
 import time
-import tomllib
 import zipfile
 from pathlib import Path
+
+from authorkit.course import Course
 
 from . import bundle
 
@@ -33,11 +34,11 @@ WORLD_SIZES = (2, 4, 8)
 
 
 def companions(slugs=()):
-    """(lesson folder, its [companion] table) of every lesson that has one, or of the named ones."""
-    for toml in sorted(ROOT.glob("lessons/*/lesson.toml")):
-        companion = tomllib.loads(toml.read_text(encoding="utf-8")).get("companion")
-        if companion and (not slugs or toml.parent.name in slugs):
-            yield toml.parent, companion
+    """(lesson folder, its [companion] table) of every lesson that has one, or of the named ones,
+    in course order."""
+    for lesson in Course(ROOT / "lessons").lessons():
+        if lesson.companion and (not slugs or lesson.id in slugs):
+            yield lesson.path, lesson.companion
 
 
 def _output(cmd):

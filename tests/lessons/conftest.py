@@ -15,9 +15,9 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT / "tools"), str(ROOT / "tests" / "pyodide_node")]
 
 from lessonkit import load_lesson  # noqa: E402
-from lessonkit.course import Course  # noqa: E402
-from lessonkit import golden  # noqa: E402
-from lessonkit.golden import solutions  # noqa: E402
+from authorkit.course import Course  # noqa: E402
+from authorkit import golden  # noqa: E402
+from authorkit.golden import solutions  # noqa: E402
 from lessonkit.playground import run_calls  # noqa: E402
 from python_loading import HoldBack  # noqa: E402
 from sitebuild.serve import serve_in_thread  # noqa: E402

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from lessonkit import golden, grade, load_lesson
+from authorkit import golden
+from lessonkit import grade, load_lesson
 from lessonkit.learner_process import LearnerProcess
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -12,7 +12,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT / "py")]
 
-from lessonkit.scaffold import new_lesson  # noqa: E402
+from authorkit.scaffold import new_lesson  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "tools"))
 from sitebuild.testing import Watcher  # noqa: E402

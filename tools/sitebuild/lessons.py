@@ -10,9 +10,9 @@ from concurrent.futures import ThreadPoolExecutor
 from html import escape
 from pathlib import Path
 
-from lessonkit import Lesson, LessonError, load_lesson, prose
-from lessonkit.course import Course
-from lessonkit.lesson import widget_file
+from authorkit import prose
+from authorkit.problems import widget_file
+from lessonkit import Lesson, LessonError, load_lesson
 
 from .errors import BuildError
 
@@ -24,10 +24,6 @@ OPTIONAL_FILES = ("hints.toml",)
 OPTIONAL_DIRS = ("locale",)
 # Stable timestamps keep the archives byte-identical across builds.
 ZIP_DATE = (2024, 1, 1, 0, 0, 0)
-
-
-def find_lessons(lessons_dir: Path) -> list[Path]:
-    return Course(lessons_dir).dirs()
 
 
 def validate(lesson_dirs: list[Path], py_dir: Path, root: Path, log=print):
@@ -123,14 +119,21 @@ def write_zip(out: Path, entries: list[tuple[str, Path]]):
             z.writestr(info, src.read_bytes())
 
 
+# `python -m lessonkit`, the authoring tools' command line (authorkit.cli): the one module of the
+# engine the browser never runs, and the only one that imports authorkit.
+ENGINE_LEFT_OUT = ("lessonkit/__main__.py",)
+
+
 def engine_entries(py_dir: Path) -> list[tuple[str, Path]]:
+    """lessonkit.zip: the runtime the grader and learner workers import, never authorkit
+    (tests/engine/test_packages.py proves the runtime imports none of it)."""
     package = py_dir / "lessonkit"
     if not (package / "__init__.py").is_file():
         raise BuildError(f"the engine package is missing: {package}/__init__.py not found")
     # The code, its message catalogs (locale/<lang>.po) and its data (protocol.json).
     files = [*package.rglob("*.py"), *package.glob("locale/*.po"), *package.glob("*.json")]
-    return [(p.relative_to(py_dir).as_posix(), p) for p in sorted(files)
-            if "__pycache__" not in p.parts]
+    entries = [(p.relative_to(py_dir).as_posix(), p) for p in sorted(files) if "__pycache__" not in p.parts]
+    return [(name, p) for name, p in entries if name not in ENGINE_LEFT_OUT]
 
 
 def _rel(path: Path, root: Path) -> str:

@@ -1,6 +1,6 @@
 // Renders lessons' prose (lesson.md) to HTML, so the page shows typeset math at once and never
 // reflows. The one renderer: the build and `lessonkit check` both call it through
-// lessonkit.prose, with JSON on stdin:
+// authorkit.prose, with JSON on stdin:
 //   {"documents": [{"lesson", "text", "languages": [...], "widgets": [...]}]}
 // and it answers on stdout: {"documents": [{"html", "errors": [[line, message], ...], "placed": [...]}]}
 // (lines 1-based; `placed`: the widget names the prose places).
