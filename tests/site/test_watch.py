@@ -1,6 +1,7 @@
-"""`build.py serve --watch`: a saved change rebuilds the site (re-checking only the changed
-lesson), and an open page reloads by itself; a broken lesson keeps the last good site and shows
-its located errors over the page and in the terminal, until it is fixed."""
+"""`build.py serve --watch`: a prose save writes that page again with no build and no check, a
+saved check rebuilds the site re-checking that lesson, and an open page reloads by itself; a broken
+lesson keeps the last good site and shows its located errors over the page and in the terminal,
+until it is fixed."""
 from __future__ import annotations
 
 import re
@@ -39,9 +40,10 @@ def test_a_saved_change_reloads_the_open_page_and_errors_show_located(watcher, b
     page.wait_for_selector("h1")
     assert page.locator("h1").first.inner_text() == "A new lesson"
 
+    seen = len(watcher.lines)
     md.write_text(md.read_text().replace("# A new lesson", "# Edited while watching"))
-    watcher.wait_for("rebuilt in")
-    assert any("checking " in line and "demo-lesson" in line for line in watcher.lines[-6:])
+    assert "(the prose of demo-lesson only)" in watcher.wait_for("rebuilt in")
+    assert not [line for line in watcher.lines[seen:] if "checking " in line or "bundling" in line]
     page.wait_for_function("() => document.querySelector('h1').innerText === 'Edited while watching'",
                            timeout=30_000)
 
@@ -57,6 +59,13 @@ def test_a_saved_change_reloads_the_open_page_and_errors_show_located(watcher, b
     watcher.wait_for("rebuilt in")
     page.wait_for_selector("#live-build-errors", state="detached", timeout=30_000)
     assert page.locator("h1").first.inner_text() == "Edited while watching"
+
+    # A saved check: a rebuild that checks the lesson again (its check inputs changed).
+    check = watcher.lessons / "demo-lesson" / "checks" / "test_double.py"
+    seen = len(watcher.lines)
+    check.write_text(check.read_text() + "\n# edited while watching\n")
+    assert "prose" not in watcher.wait_for("rebuilt in")
+    assert any("checking " in line and "demo-lesson" in line for line in watcher.lines[seen:])
     page.close()
 
 

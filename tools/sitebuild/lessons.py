@@ -14,6 +14,7 @@ from authorkit import prose
 from authorkit.problems import widget_file
 from lessonkit import Lesson, LessonError, load_lesson
 
+from .check_cache import CheckCache
 from .errors import BuildError
 
 # Shipped to the browser, relative to the lesson folder; checks/ is shipped whole.
@@ -26,11 +27,18 @@ OPTIONAL_DIRS = ("locale",)
 ZIP_DATE = (2024, 1, 1, 0, 0, 0)
 
 
-def validate(lesson_dirs: list[Path], py_dir: Path, root: Path, log=print):
+def validate(lesson_dirs: list[Path], py_dir: Path, root: Path, log=print, cache: CheckCache | None = None):
     """Runs the engine's `lessonkit check` on every lesson, one process per core at a time (each
     grades its lesson's solutions); the first lesson in order that fails stops the build with the
-    engine's located message."""
+    engine's located message. With a `cache` (the watch loop), a lesson whose check passed on the
+    same inputs before is not checked again."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(py_dir), os.environ.get("PYTHONPATH", "")])}
+    digests = {d: cache.digest(d) for d in lesson_dirs} if cache else {}
+    if cache:
+        unchanged = [d for d in lesson_dirs if cache.passed(d, digests[d])]
+        if unchanged:
+            log(f"unchanged since their last check: {', '.join(d.name for d in unchanged)}")
+        lesson_dirs = [d for d in lesson_dirs if d not in unchanged]
 
     def check(lesson_dir: Path) -> subprocess.CompletedProcess:
         log(f"checking {_rel(lesson_dir, root)}")
@@ -43,6 +51,8 @@ def validate(lesson_dirs: list[Path], py_dir: Path, root: Path, log=print):
                 pool.shutdown(cancel_futures=True)
                 detail = "\n".join(s.strip() for s in (proc.stdout, proc.stderr) if s.strip())
                 raise BuildError(f"lesson {_rel(lesson_dir, root)} failed `lessonkit check`:\n{detail}")
+            if cache:
+                cache.record(lesson_dir, digests[lesson_dir])
 
 
 def load(lesson_dir: Path, root: Path) -> Lesson:
