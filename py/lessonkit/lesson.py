@@ -141,12 +141,7 @@ def load_lesson(path) -> Lesson:
     if not root.is_dir():
         raise LessonError(root, 1, "no such lesson folder")
     text = _read(toml_path)
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        m = re.search(r"at line (\d+)", str(exc))
-        raise LessonError(toml_path, int(m.group(1)) if m else 1,
-                          f"invalid TOML: {exc}") from None
+    data = parse_toml(toml_path, text)
     locate = _Locator(toml_path, text)
 
     for key in data:  # first: a misspelt key is reported as itself, not as a missing one
@@ -198,6 +193,16 @@ def load_lesson(path) -> Lesson:
         given=_given(root, data.get("given", []), functions, locate),
         requirements=_requirements(data.get("requirements", []), data.get("packages", []), locate),
     )
+
+
+def parse_toml(path: Path, text: str) -> dict:
+    """`text`, the file at `path` (lesson.toml, wrong.toml, hints.toml), as TOML: the one place
+    the lesson's TOML files are parsed, a LessonError at the line the parser names."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        m = re.search(r"at line (\d+)", str(exc))
+        raise LessonError(path, int(m.group(1)) if m else 1, f"invalid TOML: {exc}") from None
 
 
 def _requirements(entries: list[str], packages: list[str], locate) -> list[Pin]:
@@ -428,11 +433,7 @@ class _Mistake:
 def _mistakes(root: Path, toml_path: Path, reference: Path | None) -> list[_Mistake]:
     from . import edits  # the edit rule shared with companionkit's mutations.toml
     text = _read(toml_path)
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        m = re.search(r"at line (\d+)", str(exc))
-        raise LessonError(toml_path, int(m.group(1)) if m else 1, f"invalid TOML: {exc}") from None
+    data = parse_toml(toml_path, text)
     locate = _Locator(toml_path, text)
     for key in data:
         if key != "mistake":
