@@ -32,7 +32,7 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background
 
 def start(lessons: Path, out: Path, label: str) -> Watcher:
     started = time.monotonic()
-    watcher = Watcher(lessons, out)
+    watcher = Watcher(lessons, out, start_timeout=1200)  # the course's first start checks every lesson
     checked = [line.split("checking ", 1)[1].strip() for line in watcher.lines if "checking " in line]
     print(f"{label} start: serving {time.monotonic() - started:.1f} s after the command "
           f"(lessons checked: {', '.join(checked) or 'none'})", flush=True)
