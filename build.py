@@ -13,6 +13,7 @@ A problem stops the build with a located message (`path:line: message`) and exit
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import shutil
 import sys
@@ -28,6 +29,7 @@ from sitebuild import bundle, hosting, lesson_packages, lessons, pages, precompi
 from sitebuild.check_cache import CheckCache  # noqa: E402
 from sitebuild.errors import BuildError  # noqa: E402
 from authorkit.course import Course  # noqa: E402
+from authorkit.prose import Renderer  # noqa: E402
 from authorkit.wheel_cache import sha256_of  # noqa: E402
 from companionkit import bundle as companion_bundle  # noqa: E402
 
@@ -45,10 +47,10 @@ def log(message: str):
     sys.stdout.flush()
 
 
-def build(out: Path, lessons_dir: Path, minify: bool = True, live: dict | None = None) -> Path:
-    """`live`: the watch loop's build, into which it records each lesson page's inputs by id
-    (LivePage): pages get the live-reload snippet; no service worker, no compressed copies; a
-    lesson whose `lessonkit check` passed on the same inputs before is not checked again."""
+def build(out: Path, lessons_dir: Path, minify: bool = True, live: LiveSite | None = None) -> Path:
+    """`live`: the watch loop's build, recorded there (LiveSite): pages get the live-reload
+    snippet; no service worker, no compressed copies; a lesson whose `lessonkit check` passed on
+    the same inputs before is not checked again."""
     started = time.monotonic()
     lesson_dirs = Course(lessons_dir).dirs()
     if not lesson_dirs:
@@ -57,7 +59,7 @@ def build(out: Path, lessons_dir: Path, minify: bool = True, live: dict | None =
     loaded = sorted((lessons.load(d, ROOT) for d in lesson_dirs), key=lambda l: (l.order, l.id))
     # The lessons' pinned PyPI wheels, verified (before `lessonkit check`, which grades with them).
     requirements = lesson_packages.resolve(loaded, ROOT)
-    prose = lessons.render_prose(loaded, ROOT)
+    prose = lessons.render_prose(loaded, ROOT, live.renderer if live is not None else None)
     lessons.validate(lesson_dirs, PY_DIR, ROOT, log,
                      cache=CheckCache(ROOT / ".cache" / "checked", ROOT) if live is not None else None)
     site_wheels = vendor.site_wheels(micropip=any(lesson.requirements for lesson in loaded))
@@ -93,8 +95,7 @@ def build(out: Path, lessons_dir: Path, minify: bool = True, live: dict | None =
             shutil.rmtree(out)
         stage.rename(out)
         if live is not None:
-            live.clear()
-            live.update({lesson_id: page.moved_to(out) for lesson_id, page in pages_written.items()})
+            live.pages = {lesson_id: page.moved_to(out) for lesson_id, page in pages_written.items()}
     except BaseException:
         shutil.rmtree(stage, ignore_errors=True)
         raise
@@ -108,23 +109,35 @@ def _neighbours(ordered: list, lesson) -> tuple:
     return (ordered[i - 1] if i > 0 else None, ordered[i + 1] if i + 1 < len(ordered) else None)
 
 
+@dataclasses.dataclass(frozen=True)
 class LivePage:
-    """What a lesson page is made of besides its prose, kept by the watch loop: a save that
-    changes only lesson.md writes that page again (rewrite), with no build."""
-
-    def __init__(self, path: Path, lesson: lessons.Lesson, assets: dict, config: dict, neighbours: tuple):
-        self.path, self.lesson, self.assets, self.config, self.neighbours = path, lesson, assets, config, neighbours
+    """What a lesson page is made of besides its prose."""
+    path: Path
+    lesson: lessons.Lesson
+    assets: dict
+    config: dict
+    neighbours: tuple
 
     def moved_to(self, site: Path) -> LivePage:
         """The same page in `site` (the build writes into a stage folder, then renames it)."""
-        rel = self.path.relative_to(self.path.parents[2])  # lessons/<id>/index.html
-        return LivePage(site / rel, self.lesson, self.assets, self.config, self.neighbours)
+        return dataclasses.replace(self, path=site / self.path.relative_to(self.path.parents[2]))
 
-    def rewrite(self) -> None:
-        """The page with its lesson.md rendered again (a BuildError where the prose has problems)."""
-        html = lessons.render_prose([self.lesson], ROOT)[self.lesson.id]
-        page = pages.lesson_page(self.lesson, html, self.assets, self.config, *self.neighbours)
-        self.path.write_text(watch.with_live_reload(page), encoding="utf-8")
+
+class LiveSite:
+    """The watch loop's site: each lesson page of the last good build (by lesson id) and a
+    renderer kept running, so that a save that changes only lesson.md writes that page again,
+    with no build (rewrite)."""
+
+    def __init__(self):
+        self.pages: dict[str, LivePage] = {}
+        self.renderer = Renderer()
+
+    def rewrite(self, lesson_id: str) -> None:
+        """The lesson's page with its lesson.md rendered again (a BuildError for its problems)."""
+        page = self.pages[lesson_id]
+        html = lessons.render_prose([page.lesson], ROOT, self.renderer)[lesson_id]
+        text = pages.lesson_page(page.lesson, html, page.assets, page.config, *page.neighbours)
+        page.path.write_text(watch.with_live_reload(text), encoding="utf-8")
 
 
 def write_lesson(site: Path, lesson: lessons.Lesson, html: str, assets: dict, sizes: dict, engine_zip: Path,
@@ -229,7 +242,7 @@ def watch_and_serve(out: Path, lessons_dir: Path, host: str, port: int, isolated
                     minify: bool) -> int:
     """The authoring loop: build, serve, and rebuild on every change; a failed build keeps the
     last good site and shows its errors in the terminal and over the open pages."""
-    live = {}  # lesson id -> LivePage of the last good build
+    live = LiveSite()
     try:
         build(out, lessons_dir, minify=minify, live=live)
     except BuildError as e:  # nothing to serve yet: fix it and run again
@@ -244,6 +257,7 @@ def watch_and_serve(out: Path, lessons_dir: Path, host: str, port: int, isolated
     except KeyboardInterrupt:
         pass
     finally:
+        live.renderer.close()
         server.shutdown()
         server.server_close()
     return 0

@@ -64,11 +64,11 @@ def load(lesson_dir: Path, root: Path) -> Lesson:
         raise BuildError(_located(e, root)) from None
 
 
-def render_prose(lessons: list[Lesson], root: Path) -> dict[str, str]:
-    """Renders every lesson.md in one Node process, with the renderer `lessonkit check` uses;
-    returns the HTML by lesson id."""
+def render_prose(lessons: list[Lesson], root: Path, renderer: prose.Renderer | None = None) -> dict[str, str]:
+    """Renders every lesson.md in one Node process (a new one, or `renderer`'s), with the renderer
+    `lessonkit check` uses; returns the HTML by lesson id."""
     try:
-        rendered = prose.render(lessons)
+        rendered = prose.render(lessons, renderer)
     except LessonError as e:
         raise BuildError(_located(e, root)) from None
     errors = [_located(e, root) for r in rendered for e in r.problems]

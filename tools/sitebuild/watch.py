@@ -89,10 +89,10 @@ def prose_only(changed: set[Path], lessons_dir: Path, pages: dict) -> list[str]:
     return sorted(ids)
 
 
-def watch(rebuild, pages: dict, lessons_dir: Path, web_dir: Path, py_dir: Path, site: Path, log) -> None:
+def watch(rebuild, live, lessons_dir: Path, web_dir: Path, py_dir: Path, site: Path, log) -> None:
     """Forever: on every change, rebuild(), or where only lessons' prose changed (and the last
-    build passed), pages[id].rewrite() for each such lesson: `pages` maps lesson ids to the last
-    good build's pages (build.LivePage). Both raise BuildError with located messages on failure."""
+    build passed), live.rewrite(id) for each such lesson (build.LiveSite: `live.pages` holds the
+    last good build's pages by lesson id). Both raise BuildError with located messages."""
     dirs = [lessons_dir, web_dir, py_dir]
     state = snapshot(dirs)
     # Whether the last rebuild failed: its errors stay shown until a rebuild passes, so a prose
@@ -113,14 +113,14 @@ def watch(rebuild, pages: dict, lessons_dir: Path, web_dir: Path, py_dir: Path, 
             now = settled
         changed = {p for p in set(now) | set(state) if now.get(p) != state.get(p)}
         state = now
-        prose = [] if broken else prose_only(changed, lessons_dir, pages)
+        prose = [] if broken else prose_only(changed, lessons_dir, live.pages)
         log(f"changed: {', '.join(sorted(str(p.relative_to(p.anchor)) for p in changed)[:5])}"
             + (" ..." if len(changed) > 5 else ""))
         started = time.monotonic()
         build_id += 1
         try:
             for lesson_id in prose:
-                pages[lesson_id].rewrite()
+                live.rewrite(lesson_id)
             if not prose:
                 broken = True
                 rebuild()
