@@ -3,7 +3,7 @@
 
 Exit status: grade: 0 every check passed, 1 some did not, 2 usage or lesson error.
 check: 0 the lesson is valid, 1 problems were found (each printed as path:line: message),
-2 usage error. new: 0 the folder was written, 2 a bad or existing slug.
+2 usage error. new: 0 the folder was written, 1 it does not pass check, 2 a bad or existing slug.
 """
 from __future__ import annotations
 
