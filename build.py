@@ -13,6 +13,7 @@ A problem stops the build with a located message (`path:line: message`) and exit
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import shutil
 import sys
@@ -25,8 +26,11 @@ ROOT = Path(__file__).resolve().parent
 sys.path[:0] = [str(ROOT / "tools"), str(ROOT / "py")]
 
 from sitebuild import bundle, hosting, lesson_packages, lessons, pages, precompile, serve, vendor, watch  # noqa: E402
+from sitebuild.check_cache import CheckCache  # noqa: E402
 from sitebuild.errors import BuildError  # noqa: E402
-from lessonkit.wheel_cache import sha256_of  # noqa: E402
+from authorkit.course import Course  # noqa: E402
+from authorkit.prose import Renderer  # noqa: E402
+from authorkit.wheel_cache import sha256_of  # noqa: E402
 from companionkit import bundle as companion_bundle  # noqa: E402
 
 PY_DIR = ROOT / "py"
@@ -43,20 +47,21 @@ def log(message: str):
     sys.stdout.flush()
 
 
-def build(out: Path, lessons_dir: Path, minify: bool = True, check: set[str] | None = None,
-          live: bool = False) -> Path:
-    """`check`: the lesson folder names to run `lessonkit check` on (None: all). `live`: the
-    watch loop's build: pages get the live-reload snippet; no service worker, no compressed copies."""
+def build(out: Path, lessons_dir: Path, minify: bool = True, live: LiveSite | None = None) -> Path:
+    """`live`: the watch loop's build, recorded there (LiveSite): pages get the live-reload
+    snippet; no service worker, no compressed copies; a lesson whose `lessonkit check` passed on
+    the same inputs before is not checked again."""
     started = time.monotonic()
-    lesson_dirs = lessons.find_lessons(lessons_dir)
+    lesson_dirs = Course(lessons_dir).dirs()
     if not lesson_dirs:
         raise BuildError(f"no lessons found in {lessons_dir} (a lesson is a folder with lesson.toml)")
     # Cheap checks first (the lesson format, the prose), then the engine's full check.
     loaded = sorted((lessons.load(d, ROOT) for d in lesson_dirs), key=lambda l: (l.order, l.id))
     # The lessons' pinned PyPI wheels, verified (before `lessonkit check`, which grades with them).
     requirements = lesson_packages.resolve(loaded, ROOT)
-    prose = lessons.render_prose(loaded, ROOT)
-    lessons.validate([d for d in lesson_dirs if check is None or d.name in check], PY_DIR, ROOT, log)
+    prose = lessons.render_prose(loaded, ROOT, live.renderer if live is not None else None)
+    lessons.validate(lesson_dirs, PY_DIR, ROOT, log,
+                     cache=CheckCache(ROOT / ".cache" / "checked", ROOT) if live is not None else None)
     site_wheels = vendor.site_wheels(micropip=any(lesson.requirements for lesson in loaded))
     inputs = vendor.Resolver(ROOT, log=log).resolve_all(site_wheels)
 
@@ -76,11 +81,12 @@ def build(out: Path, lessons_dir: Path, minify: bool = True, check: set[str] | N
         shutil.copyfile(compiled.pop(engine_zip.name), engine_zip)
         sizes = vendor.write_pyodide_dir(inputs, compiled, stage / "pyodide", site_wheels)
         sizes.update(lesson_packages.write(stage, requirements))
+        pages_written = {}
         for lesson in loaded:
-            write_lesson(stage, lesson, prose[lesson.id], assets, sizes, engine_zip, _neighbours(loaded, lesson),
-                         requirements[lesson.id])
+            pages_written[lesson.id] = write_lesson(stage, lesson, prose[lesson.id], assets, sizes, engine_zip,
+                                                    _neighbours(loaded, lesson), requirements[lesson.id])
         (stage / "index.html").write_text(pages.index_page(loaded, assets), encoding="utf-8")
-        if live:  # on the author's machine: no offline worker, no precompressed copies
+        if live is not None:  # on the author's machine: no offline worker, no precompressed copies
             watch.inject_live_reload(stage)
         else:
             hosting.write_service_worker(stage)
@@ -88,6 +94,8 @@ def build(out: Path, lessons_dir: Path, minify: bool = True, check: set[str] | N
         if out.exists():
             shutil.rmtree(out)
         stage.rename(out)
+        if live is not None:
+            live.pages = {lesson_id: page.moved_to(out) for lesson_id, page in pages_written.items()}
     except BaseException:
         shutil.rmtree(stage, ignore_errors=True)
         raise
@@ -101,8 +109,39 @@ def _neighbours(ordered: list, lesson) -> tuple:
     return (ordered[i - 1] if i > 0 else None, ordered[i + 1] if i + 1 < len(ordered) else None)
 
 
+@dataclasses.dataclass(frozen=True)
+class LivePage:
+    """What a lesson page is made of besides its prose."""
+    path: Path
+    lesson: lessons.Lesson
+    assets: dict
+    config: dict
+    neighbours: tuple
+
+    def moved_to(self, site: Path) -> LivePage:
+        """The same page in `site` (the build writes into a stage folder, then renames it)."""
+        return dataclasses.replace(self, path=site / self.path.relative_to(self.path.parents[2]))
+
+
+class LiveSite:
+    """The watch loop's site: each lesson page of the last good build (by lesson id) and a
+    renderer kept running, so that a save that changes only lesson.md writes that page again,
+    with no build (rewrite)."""
+
+    def __init__(self):
+        self.pages: dict[str, LivePage] = {}
+        self.renderer = Renderer()
+
+    def rewrite(self, lesson_id: str) -> None:
+        """The lesson's page with its lesson.md rendered again (a BuildError for its problems)."""
+        page = self.pages[lesson_id]
+        html = lessons.render_prose([page.lesson], ROOT, self.renderer)[lesson_id]
+        text = pages.lesson_page(page.lesson, html, page.assets, page.config, *page.neighbours)
+        page.path.write_text(watch.with_live_reload(text), encoding="utf-8")
+
+
 def write_lesson(site: Path, lesson: lessons.Lesson, html: str, assets: dict, sizes: dict, engine_zip: Path,
-                 neighbours: tuple = (None, None), requirements: list = ()):
+                 neighbours: tuple = (None, None), requirements: list = ()) -> LivePage:
     """`requirements`: the lesson's verified PyPI wheels (lesson_packages.LessonWheel)."""
     page_dir = site / "lessons" / lesson.id
     archive = page_dir / "lesson.zip"
@@ -145,6 +184,7 @@ def write_lesson(site: Path, lesson: lessons.Lesson, html: str, assets: dict, si
                    "lock": sha256_of(site / "pyodide" / "pyodide-lock.json")},
     }
     (page_dir / "index.html").write_text(pages.lesson_page(lesson, html, assets, config, *neighbours), encoding="utf-8")
+    return LivePage(page_dir / "index.html", lesson, assets, config, neighbours)
 
 
 def _with_depends(names: list[str], packages: dict) -> list[str]:
@@ -176,7 +216,7 @@ def main(argv=None) -> int:
     args = parser.parse_intermixed_args(argv)  # `serve --watch 8080`, as ./dev serve 8080 sends it
     try:
         if args.command == "fetch":
-            loaded = [lessons.load(d, ROOT) for d in lessons.find_lessons(args.lessons)]
+            loaded = [lessons.load(d, ROOT) for d in Course(args.lessons).dirs()]
             pinned = lesson_packages.resolve(loaded, ROOT)
             inputs = vendor.Resolver(ROOT, log=log).resolve_all(
                 vendor.site_wheels(micropip=any(lesson.requirements for lesson in loaded)))
@@ -202,8 +242,9 @@ def watch_and_serve(out: Path, lessons_dir: Path, host: str, port: int, isolated
                     minify: bool) -> int:
     """The authoring loop: build, serve, and rebuild on every change; a failed build keeps the
     last good site and shows its errors in the terminal and over the open pages."""
+    live = LiveSite()
     try:
-        build(out, lessons_dir, minify=minify, live=True)
+        build(out, lessons_dir, minify=minify, live=live)
     except BuildError as e:  # nothing to serve yet: fix it and run again
         print(f"build failed:\n{e}", file=sys.stderr)
         return 1
@@ -211,11 +252,12 @@ def watch_and_serve(out: Path, lessons_dir: Path, host: str, port: int, isolated
     threading.Thread(target=server.serve_forever, daemon=True).start()
     print(f"Serving {out} at {serve.url_of(server)}, rebuilding on changes (Ctrl+C stops)", flush=True)
     try:
-        watch.watch(lambda check: build(out, lessons_dir, minify=minify, check=check, live=True),
+        watch.watch(lambda: build(out, lessons_dir, minify=minify, live=live), live,
                     lessons_dir, ROOT / "web", PY_DIR, out, log)
     except KeyboardInterrupt:
         pass
     finally:
+        live.renderer.close()
         server.shutdown()
         server.server_close()
     return 0

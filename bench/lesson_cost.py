@@ -14,7 +14,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "py"))
-from lessonkit.course import Course  # noqa: E402
+from authorkit.course import Course  # noqa: E402
 
 # Each part of a lesson: the globs, relative to its folder, that hold it.
 PARTS = {

@@ -17,14 +17,27 @@ done_step() { mv "$stamp_dir/$1.new" "$stamp_dir/$1"; }
 
 command -v node >/dev/null || { echo "setup: Node.js 20+ is required (node not found)" >&2; exit 1; }
 
+# A venv copied or moved from another checkout runs that checkout's Python through its scripts'
+# `#!` lines (pip, torchrun): made again here. Paths are compared resolved, so a .venv that is a
+# symbolic link to another folder's venv is that venv, not a copy.
+if [ -x .venv/bin/python ] && [ -f .venv/bin/pip ]; then
+  made_for=$(head -n 1 .venv/bin/pip | sed 's/^#!//; s|/bin/python[0-9.]*$||')
+  if [ "$(realpath -m "$made_for")" != "$(realpath .venv)" ]; then
+    say "the venv was made for $made_for: making it again for this folder"
+    rm -rf "$(realpath .venv)"
+  fi
+fi
 if [ ! -x .venv/bin/python ]; then
   say "creating .venv"
   python3 -m venv .venv
 fi
 mkdir -p "$stamp_dir"
-# The engine (py/lessonkit) importable from the venv, so `.venv/bin/python -m lessonkit` works.
+# The engine (py/lessonkit, py/authorkit) importable from the venv, so `.venv/bin/python -m
+# lessonkit` works: found beside the venv (<checkout>/.venv), from its location at start-up
+# (sys.prefix is the venv's folder as the interpreter was named), never an absolute path.
 site_packages=$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
-echo "$PWD/py" > "$site_packages/tp-course.pth"
+echo 'import os, sys; sys.path.extend({os.path.join(os.path.dirname(sys.prefix), "py")} - set(sys.path))' \
+  > "$site_packages/tp-course.pth"
 
 if changed pip-build requirements/build.txt; then
   say "installing Python build requirements"

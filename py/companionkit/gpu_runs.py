@@ -25,6 +25,8 @@ import time
 import zipfile
 from pathlib import Path
 
+from authorkit.course import Course
+
 from . import bundle
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,11 +34,10 @@ WORLD_SIZES = (2, 4, 8)
 
 
 def companions(slugs=()):
-    """(lesson folder, its [companion] table) of every lesson that has one, or of the named ones."""
-    from lessonkit.course import Course
-
+    """(lesson folder, its [companion] table) of every lesson that has one, or of the named ones,
+    in course order."""
     for lesson in Course(ROOT / "lessons").lessons():
-        if lesson.companion and (not slugs or lesson.path.name in slugs):
+        if lesson.companion and (not slugs or lesson.id in slugs):
             yield lesson.path, lesson.companion
 
 

@@ -8,13 +8,11 @@ A failing check gets the steps of every entry naming it, in file order, each ste
 lesson's catalog (`lessonkit.i18n`). `lessonkit check` rejects patterns matching no check."""
 from __future__ import annotations
 
-import re
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 from .i18n import _
-from .lesson import LessonError, match_ids
+from .lesson import LessonError, match_ids, parse_toml
 
 FILENAME = "hints.toml"
 
@@ -33,11 +31,7 @@ def load(lesson_dir) -> list[Hint]:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return []
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        m = re.search(r"at line (\d+)", str(exc))
-        raise LessonError(path, int(m.group(1)) if m else 1, f"invalid TOML: {exc}") from None
+    data = parse_toml(path, text)
     starts = [n for n, line in enumerate(text.splitlines(), 1) if line.strip() == "[[hint]]"]
     unknown = set(data) - {"hint"}
     if unknown:

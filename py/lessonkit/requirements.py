@@ -8,8 +8,10 @@ The build vendors each pinned wheel into the site and the page installs it with 
 `lessonkit check` and `grade` put the same verified wheel, unpacked into a folder of its own,
 on sys.path for the grading run only (`importable`), never into the venv.
 
-Fetching and verifying the wheels is CPython's part (wheel_cache.py): this module is what the
-browser's workers import too, so it imports nothing they would not otherwise load.
+Fetching, verifying and unpacking the wheels is the authoring tools' part
+(authorkit/wheel_cache.py, run by `lessonkit check` and `grade` and the build); grading only finds
+them unpacked in the cache. This module is what the browser's workers import too, so it imports
+nothing they would not otherwise load.
 """
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ import re
 import sys
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
 # The browser's Python (Pyodide 0.27.7): pins resolve to wheels that install there.
 PYODIDE_PYTHON = "3.12"
@@ -25,6 +28,11 @@ _HASH = re.compile(r"^--hash=sha256:([0-9a-f]{64})$")
 # A public version as PyPI writes it in file names (PEP 440's normal form), matched by regex:
 # the engine also loads lessons in the browser's learner worker, which has no `packaging`.
 _VERSION = re.compile(r"^\d+(?:\.\d+)*(?:(?:a|b|rc)\d+)?(?:\.post\d+)?(?:\.dev\d+)?$")
+# The verified wheel cache (filled by authorkit/wheel_cache.py): the repository's .cache/, beside
+# the Pyodide inputs (this file is py/lessonkit/requirements.py in it). `<sha256>/site/` holds
+# the wheel of that digest unpacked, made only from a wheel whose digest matched its pin.
+WHEEL_CACHE = Path(__file__).resolve().parents[2] / ".cache" / "lesson-wheels"
+UNPACKED = "site"
 _PIN_EXAMPLE = '"einops==0.8.1 --hash=sha256:<64 hex digits>"'
 
 
@@ -89,19 +97,17 @@ def importable(pins: list[Pin]):
 
 
 def installed(pins: list[Pin]) -> list[str]:
-    """The importable folder of each pin that could be installed (CPython)."""
-    if not pins:
-        return []
-    import zipfile  # CPython only, like the cache: downloads, zip files, hashes
-    from .wheel_cache import PinError, install
+    """The unpacked folder in the wheel cache of each pin that has one (CPython)."""
     folders = []
     for pin in pins:
-        try:
-            folders.append(str(install(pin)))
-        except (PinError, OSError, zipfile.BadZipFile) as exc:
+        site = WHEEL_CACHE / pin.sha256 / UNPACKED if pin.sha256 else None
+        if site is not None and site.is_dir():
+            folders.append(str(site))
+        else:
             # Not raised: grading goes on and the learner's import names the missing package;
             # `lessonkit check` reports the pin at its line in lesson.toml.
-            print(f"lessonkit: {pin.requirement} is not installed: {exc}", file=sys.__stderr__)
+            print(f"lessonkit: {pin.requirement} is not installed: `python -m lessonkit check` "
+                  "fetches it", file=sys.__stderr__)
     return folders
 
 

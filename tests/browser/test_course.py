@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from lessonkit import load_lesson
-from lessonkit.course import Course
+from authorkit.course import Course
 
 from conftest import ROOT, RUN_TIMEOUT_MS, open_ready_page
 

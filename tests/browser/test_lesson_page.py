@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from lessonkit import golden, load_lesson
+from authorkit import golden
+from lessonkit import load_lesson
 from lessonkit.lesson import match_ids
 
 from conftest import READY_TIMEOUT_MS, RECORD_WORKERS, boots, open_ready_page, workers

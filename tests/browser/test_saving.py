@@ -13,7 +13,8 @@ import pytest
 
 from conftest import LESSON, ROOT
 
-from lessonkit import load_lesson, starters  # noqa: E402
+from authorkit import starters  # noqa: E402
+from lessonkit import load_lesson  # noqa: E402
 
 REFERENCE = (ROOT / "lessons" / LESSON / "reference.py").read_text()
 STARTER = (ROOT / "lessons" / LESSON / "starter.py").read_text()

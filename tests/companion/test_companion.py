@@ -13,7 +13,6 @@ import json
 import re
 import subprocess
 import sys
-import tomllib
 import warnings
 import zipfile
 from pathlib import Path
@@ -23,16 +22,16 @@ import pytest
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
-from companionkit import bundle
+from companionkit import bundle, gpu_runs
 
 ROOT = Path(__file__).resolve().parents[2]
-LESSONS = sorted(p.parent for p in ROOT.glob("lessons/*/lesson.toml")
-                 if "companion" in tomllib.loads(p.read_text(encoding="utf-8")))
+COMPANIONS = dict(gpu_runs.companions())  # lesson folder -> its [companion] table
+LESSONS = list(COMPANIONS)
 KERNEL = "tp-companion-test"
 
 
 def companion_of(lesson):
-    return tomllib.loads((lesson / "lesson.toml").read_text(encoding="utf-8"))["companion"]
+    return COMPANIONS[lesson]
 
 
 @pytest.fixture(scope="module")

@@ -4,14 +4,14 @@ must stop every rank (`aborts`); the copies of all selected lessons run in one l
 processes (companionkit.mutate.run_many). A lesson adds mutations as data only."""
 
 import dataclasses
-import tomllib
 from pathlib import Path
 
 import pytest
 
-from companionkit import mutate
+from companionkit import gpu_runs, mutate
 
 ROOT = Path(__file__).resolve().parents[2]
+COMPANIONS = dict(gpu_runs.companions())  # lesson folder -> its [companion] table
 LESSONS = sorted(p.parents[1] for p in ROOT.glob("lessons/*/companion/mutations.toml"))
 # One test worker, one launch: outcome() runs the copies of every lesson this session selected in
 # one launch of two gloo processes (companionkit.mutate.run_many), the first time a test asks.
@@ -31,8 +31,7 @@ def outcome(request):
                         if item.module is request.module and hasattr(item, "callspec")} | {lesson}
             wanted = sorted(selected - set(_reports))
             suites = [mutate.load(l / "companion" / "mutations.toml") for l in wanted]
-            libraries = [l / tomllib.loads((l / "lesson.toml").read_text(encoding="utf-8"))["companion"]["library"]
-                         for l in wanted]
+            libraries = [l / COMPANIONS[l]["library"] for l in wanted]
             reports = mutate.run_many([(lib, suite.mutations, suite.options) for lib, suite in zip(libraries, suites)])
             _reports.update({l: (suite, r) for l, suite, r in zip(wanted, suites, reports)})
         return _reports[lesson]
@@ -75,8 +74,7 @@ def test_every_check_is_failed_by_some_mutation(lesson, outcome):
 
 
 def test_every_lesson_with_a_companion_has_mutations():
-    declared = {p.parent for p in ROOT.glob("lessons/*/lesson.toml")
-                if "companion" in tomllib.loads(p.read_text(encoding="utf-8"))}
+    declared = set(COMPANIONS)
     assert declared <= set(LESSONS), f"no companion/mutations.toml in {sorted(p.name for p in declared - set(LESSONS))}"
 
 

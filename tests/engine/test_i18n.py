@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from lessonkit import LessonError, grade, i18n, load_lesson, po
-from lessonkit.cli import check_lesson, main, translation_gaps
+from authorkit.cli import check_lesson, main, translation_gaps
 from lessonkit.hints import load as load_hints, steps_for
 
 from conftest import TOY_TOML, dedent, make_lesson

@@ -4,7 +4,7 @@ import shutil
 import pytest
 
 from lessonkit import LessonError, grade, load_lesson
-from lessonkit.cli import check_lesson
+from authorkit.cli import check_lesson
 
 from conftest import TOY_REFERENCE, TOY_TOML, TP_MLP, make_lesson
 
@@ -319,7 +319,7 @@ def test_bad_given_files_are_located(tmp_path, given, message):
 def test_the_course_finds_lesson_folders_and_loads_them_in_order(tmp_path):
     """Course: folders holding lesson.toml (by name), loaded in `order`; the order after the
     last one even while a lesson's lesson.toml is broken."""
-    from lessonkit.course import Course
+    from authorkit.course import Course
     make_lesson(tmp_path / "b")  # toy, order 9
     shutil.copytree(TP_MLP, tmp_path / "a" / "tp-mlp", ignore=shutil.ignore_patterns("__pycache__"))
     course = Course(tmp_path / "a")

@@ -1,9 +1,10 @@
 """lesson.md rendered by the build's own renderer (tools/sitebuild/render.mjs through
-lessonkit.prose): math anywhere Markdown allows text, and every problem located at its line."""
+authorkit.prose): math anywhere Markdown allows text, and every problem located at its line."""
 import pytest
 
-from lessonkit import LessonError, load_lesson, prose
-from lessonkit.cli import check_lesson
+from authorkit import prose
+from lessonkit import LessonError, load_lesson
+from authorkit.cli import check_lesson
 
 from conftest import make_lesson
 

@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from lessonkit import load_lesson
-from lessonkit.cli import check_lesson
+from authorkit.cli import check_lesson
 
 from conftest import REPO, TP_MLP
 

@@ -4,7 +4,8 @@ known-wrong solutions get is read from the lesson's golden reports, which `lesso
 proves the grader still gives (tests/lessons/test_grading.py), instead of grading them again."""
 import pytest
 
-from lessonkit import golden, grade, load_lesson
+from authorkit import golden
+from lessonkit import grade, load_lesson
 
 from conftest import TP_MLP
 

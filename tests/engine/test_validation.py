@@ -3,7 +3,7 @@ at the place to fix. Each test breaks the valid toy lesson in one way."""
 import pytest
 
 from lessonkit import LessonError, load_lesson
-from lessonkit.cli import check_lesson
+from authorkit.cli import check_lesson
 
 from conftest import TOY_CHECKS, TOY_REFERENCE, TOY_STARTER, TOY_TOML, make_lesson
 

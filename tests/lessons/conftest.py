@@ -1,7 +1,7 @@
 """Fixtures for the suite that follows the lessons: every folder in lessons/ with a lesson.toml
 is a parameter, so a new lesson is tested with no edit here. Each lesson's reference and known-wrong
 solutions are graded once per session in Pyodide (every lesson in one Node process, one Pyodide
-start) and compared with the lesson's golden reports (lessonkit.golden), which the build's
+start) and compared with the lesson's golden reports (authorkit.golden), which the build's
 `lessonkit check` proved CPython still gives. `open_page` opens a lesson page in a new tab of one
 warm browser context; `open_lesson` a lesson's page with its widgets mounted, `shared_lesson` one
 such tab shared by a module's tests; `shot` and `set_code` are what every widget test does."""
@@ -16,9 +16,9 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT / "tools"), str(ROOT / "tests" / "pyodide_node")]
 
 from lessonkit import load_lesson  # noqa: E402
-from lessonkit.course import Course  # noqa: E402
-from lessonkit import golden  # noqa: E402
-from lessonkit.golden import solutions  # noqa: E402
+from authorkit.course import Course  # noqa: E402
+from authorkit import golden  # noqa: E402
+from authorkit.golden import solutions  # noqa: E402
 from lessonkit.playground import run_calls  # noqa: E402
 from python_loading import HoldBack  # noqa: E402
 from sitebuild.serve import serve_in_thread  # noqa: E402

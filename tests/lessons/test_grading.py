@@ -8,7 +8,8 @@ import re
 
 import pytest
 
-from lessonkit import golden, load_lesson
+from authorkit import golden
+from lessonkit import load_lesson
 from sitebuild.testing import shared_build_log
 
 # One worker: pyodide_results grades every lesson in one Node run, once.

@@ -5,7 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from lessonkit import golden, load_lesson
+from authorkit import golden
+from lessonkit import load_lesson
 
 LESSONS = Path(__file__).resolve().parents[2] / "lessons"
 

@@ -14,7 +14,7 @@ import pytest
 
 from a11y import every_variant
 from lessonkit import load_lesson
-from lessonkit.scaffold import new_lesson
+from authorkit.scaffold import new_lesson
 from sitebuild.serve import serve_in_thread
 from sitebuild.testing import build_site
 

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from lessonkit import golden, grade, load_lesson
+from authorkit import golden
+from lessonkit import grade, load_lesson
 
 ROOT = Path(__file__).resolve().parents[2]
 LESSON = ROOT / "lessons" / "tp-cost"

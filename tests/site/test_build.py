@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from lessonkit import load_lesson
-from lessonkit.course import Course
+from authorkit.course import Course
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
@@ -143,7 +143,8 @@ def test_engine_archive_holds_lessonkit(dist):
         names = set(z.namelist())
     sources = {p.relative_to(ROOT / "py").as_posix() for p in (ROOT / "py" / "lessonkit").rglob("*.py")
                if "__pycache__" not in p.parts}
-    assert {n for n in names if n.endswith(".py")} == sources
+    # the runtime only: not the command line's entry point, nothing of authorkit
+    assert {n for n in names if n.endswith(".py")} == sources - {"lessonkit/__main__.py"}
     assert "lessonkit/browser.py" in names
     assert "lessonkit/__pycache__/browser.cpython-312.pyc" in names  # precompiled (test_hosting_build.py)
 

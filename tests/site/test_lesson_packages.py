@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from lessonkit import LessonError, load_lesson
-from lessonkit.cli import check_lesson
+from authorkit.cli import check_lesson
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))

@@ -1,7 +1,8 @@
-"""`build.py serve --watch`: a saved change rebuilds the site (re-checking only the changed
-lesson), and an open page reloads by itself; a broken lesson keeps the last good site and shows
-its located errors over the page and in the terminal, until it is fixed. A widget's error names
-the lesson's own file and line (the bundle's source map, read back by the page)."""
+"""`build.py serve --watch`: a prose save writes that page again with no build and no check, a
+saved check rebuilds the site re-checking that lesson, and an open page reloads by itself; a broken
+lesson keeps the last good site and shows its located errors over the page and in the terminal,
+until it is fixed. A widget's error names the lesson's own file and line (the bundle's source map,
+read back by the page)."""
 from __future__ import annotations
 
 import re
@@ -13,7 +14,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT / "py")]
 
-from lessonkit.scaffold import new_lesson  # noqa: E402
+from authorkit.scaffold import new_lesson  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "tools"))
 from sitebuild.testing import Watcher  # noqa: E402
@@ -86,9 +87,10 @@ def test_a_saved_change_reloads_the_open_page_and_errors_show_located(watcher, b
     page.wait_for_selector("h1")
     assert page.locator("h1").first.inner_text() == "A new lesson"
 
+    seen = len(watcher.lines)
     md.write_text(md.read_text().replace("# A new lesson", "# Edited while watching"))
-    watcher.wait_for("rebuilt in")
-    assert any("checking " in line and "demo-lesson" in line for line in watcher.lines[-6:])
+    assert "(the prose of demo-lesson only)" in watcher.wait_for("rebuilt in")
+    assert not [line for line in watcher.lines[seen:] if "checking " in line or "bundling" in line]
     page.wait_for_function("() => document.querySelector('h1').innerText === 'Edited while watching'",
                            timeout=30_000)
 
@@ -104,6 +106,13 @@ def test_a_saved_change_reloads_the_open_page_and_errors_show_located(watcher, b
     watcher.wait_for("rebuilt in")
     page.wait_for_selector("#live-build-errors", state="detached", timeout=30_000)
     assert page.locator("h1").first.inner_text() == "Edited while watching"
+
+    # A saved check: a rebuild that checks the lesson again (its check inputs changed).
+    check = watcher.lessons / "demo-lesson" / "checks" / "test_double.py"
+    seen = len(watcher.lines)
+    check.write_text(check.read_text() + "\n# edited while watching\n")
+    assert "prose" not in watcher.wait_for("rebuilt in")
+    assert any("checking " in line and "demo-lesson" in line for line in watcher.lines[seen:])
     page.close()
 
 

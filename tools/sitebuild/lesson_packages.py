@@ -1,7 +1,7 @@
 """The lessons' pinned PyPI packages (lesson.toml `requirements`, lessonkit/requirements.py) in
-the site: each wheel fetched and verified against its pin (into the cache `lessonkit check`
-installs from), checked to install in the page with nothing from PyPI, and copied once into
-dist/wheels/, shared by every lesson that pins it. The page installs them with micropip
+the site: each wheel fetched and verified against its pin (into the cache grading installs
+from, authorkit/wheel_cache.py), checked to install in the page with nothing from PyPI, and copied
+once into dist/wheels/, shared by every lesson that pins it. The page installs them with micropip
 (web/src/worker/packages.js), which vendor.MICROPIP ships."""
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from authorkit.problems import pin_error, requirement_problems
+from authorkit.wheel_cache import cached_wheel
 from lessonkit import Lesson
-from lessonkit.lesson import pin_error, requirement_problems
 from lessonkit.requirements import Pin
-from lessonkit.wheel_cache import cached_wheel
 
 from . import lessons as lesson_files
 from .errors import BuildError

@@ -10,10 +10,11 @@ from concurrent.futures import ThreadPoolExecutor
 from html import escape
 from pathlib import Path
 
-from lessonkit import Lesson, LessonError, load_lesson, prose
-from lessonkit.course import Course
-from lessonkit.lesson import widget_file
+from authorkit import prose
+from authorkit.problems import widget_file
+from lessonkit import Lesson, LessonError, load_lesson
 
+from .check_cache import CheckCache
 from .errors import BuildError
 
 # Shipped to the browser, relative to the lesson folder; checks/ is shipped whole.
@@ -26,15 +27,18 @@ OPTIONAL_DIRS = ("locale",)
 ZIP_DATE = (2024, 1, 1, 0, 0, 0)
 
 
-def find_lessons(lessons_dir: Path) -> list[Path]:
-    return Course(lessons_dir).dirs()
-
-
-def validate(lesson_dirs: list[Path], py_dir: Path, root: Path, log=print):
+def validate(lesson_dirs: list[Path], py_dir: Path, root: Path, log=print, cache: CheckCache | None = None):
     """Runs the engine's `lessonkit check` on every lesson, one process per core at a time (each
     grades its lesson's solutions); the first lesson in order that fails stops the build with the
-    engine's located message."""
+    engine's located message. With a `cache` (the watch loop), a lesson whose check passed on the
+    same inputs before is not checked again."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(py_dir), os.environ.get("PYTHONPATH", "")])}
+    digests = {d: cache.digest(d) for d in lesson_dirs} if cache else {}
+    if cache:
+        unchanged = [d for d in lesson_dirs if cache.passed(d, digests[d])]
+        if unchanged:
+            log(f"unchanged since their last check: {', '.join(d.name for d in unchanged)}")
+        lesson_dirs = [d for d in lesson_dirs if d not in unchanged]
 
     def check(lesson_dir: Path) -> subprocess.CompletedProcess:
         log(f"checking {_rel(lesson_dir, root)}")
@@ -47,6 +51,8 @@ def validate(lesson_dirs: list[Path], py_dir: Path, root: Path, log=print):
                 pool.shutdown(cancel_futures=True)
                 detail = "\n".join(s.strip() for s in (proc.stdout, proc.stderr) if s.strip())
                 raise BuildError(f"lesson {_rel(lesson_dir, root)} failed `lessonkit check`:\n{detail}")
+            if cache:
+                cache.record(lesson_dir, digests[lesson_dir])
 
 
 def load(lesson_dir: Path, root: Path) -> Lesson:
@@ -58,11 +64,11 @@ def load(lesson_dir: Path, root: Path) -> Lesson:
         raise BuildError(_located(e, root)) from None
 
 
-def render_prose(lessons: list[Lesson], root: Path) -> dict[str, str]:
-    """Renders every lesson.md in one Node process, with the renderer `lessonkit check` uses;
-    returns the HTML by lesson id."""
+def render_prose(lessons: list[Lesson], root: Path, renderer: prose.Renderer | None = None) -> dict[str, str]:
+    """Renders every lesson.md in one Node process (a new one, or `renderer`'s), with the renderer
+    `lessonkit check` uses; returns the HTML by lesson id."""
     try:
-        rendered = prose.render(lessons)
+        rendered = prose.render(lessons, renderer)
     except LessonError as e:
         raise BuildError(_located(e, root)) from None
     errors = [_located(e, root) for r in rendered for e in r.problems]
@@ -123,14 +129,21 @@ def write_zip(out: Path, entries: list[tuple[str, Path]]):
             z.writestr(info, src.read_bytes())
 
 
+# `python -m lessonkit`, the authoring tools' command line (authorkit.cli): the one module of the
+# engine the browser never runs, and the only one that imports authorkit.
+ENGINE_LEFT_OUT = ("lessonkit/__main__.py",)
+
+
 def engine_entries(py_dir: Path) -> list[tuple[str, Path]]:
+    """lessonkit.zip: the runtime the grader and learner workers import, never authorkit
+    (tests/engine/test_packages.py proves the runtime imports none of it)."""
     package = py_dir / "lessonkit"
     if not (package / "__init__.py").is_file():
         raise BuildError(f"the engine package is missing: {package}/__init__.py not found")
     # The code, its message catalogs (locale/<lang>.po) and its data (protocol.json).
     files = [*package.rglob("*.py"), *package.glob("locale/*.po"), *package.glob("*.json")]
-    return [(p.relative_to(py_dir).as_posix(), p) for p in sorted(files)
-            if "__pycache__" not in p.parts]
+    entries = [(p.relative_to(py_dir).as_posix(), p) for p in sorted(files) if "__pycache__" not in p.parts]
+    return [(name, p) for name, p in entries if name not in ENGINE_LEFT_OUT]
 
 
 def _rel(path: Path, root: Path) -> str:

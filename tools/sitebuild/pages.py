@@ -10,7 +10,8 @@ import json
 from html import escape
 
 from companionkit import bundle as companion_bundle
-from lessonkit import i18n, starters
+from authorkit import starters
+from lessonkit import i18n
 
 from .lessons import Lesson
 

@@ -1,9 +1,11 @@
 // Renders lessons' prose (lesson.md) to HTML, so the page shows typeset math at once and never
 // reflows. The one renderer: the build and `lessonkit check` both call it through
-// lessonkit.prose, with JSON on stdin:
+// authorkit.prose, with JSON on stdin:
 //   {"documents": [{"lesson", "text", "languages": [...], "widgets": [...]}]}
 // and it answers on stdout: {"documents": [{"html", "errors": [[line, message], ...], "placed": [...]}]}
-// (lines 1-based; `placed`: the widget names the prose places).
+// (lines 1-based; `placed`: the widget names the prose places). With `--serve` it stays running and
+// answers each request, one JSON line on stdin, with one JSON line on stdout (the watch loop's
+// renderer: a prose save does not start Node again).
 // Beyond CommonMark: $...$ and $$...$$ math (KaTeX), `{{ widget: NAME }}` lines, and
 // `::: lang xx` ... `:::` blocks (see docs/lesson-format.md).
 import MarkdownIt from "markdown-it";
@@ -231,11 +233,20 @@ async function readStdin() {
 }
 
 const md = makeRenderer();
-const input = JSON.parse(await readStdin());
-const documents = input.documents.map((doc) => {
-  const env = { doc, errors: [], placed: [] };
-  const html = md.render(doc.text, env);
-  const errors = env.errors.sort((a, b) => a[0] - b[0]).map(([line, message]) => [line + 1, message]);
-  return { html, errors, placed: env.placed };
-});
-process.stdout.write(JSON.stringify({ documents }));
+
+function renderAll(input) {
+  const documents = input.documents.map((doc) => {
+    const env = { doc, errors: [], placed: [] };
+    const html = md.render(doc.text, env);
+    const errors = env.errors.sort((a, b) => a[0] - b[0]).map(([line, message]) => [line + 1, message]);
+    return { html, errors, placed: env.placed };
+  });
+  return JSON.stringify({ documents });
+}
+
+if (process.argv.includes("--serve")) {
+  const { createInterface } = await import("node:readline");
+  for await (const line of createInterface({ input: process.stdin })) process.stdout.write(renderAll(JSON.parse(line)) + "\n");
+} else {
+  process.stdout.write(renderAll(JSON.parse(await readStdin())));
+}

@@ -75,14 +75,14 @@ def shared_build_log(tmp_path_factory) -> str | None:
 class Watcher:
     """`build.py serve --watch --port 0` on a lessons folder, its output read line by line."""
 
-    def __init__(self, lessons: Path, out: Path):
+    def __init__(self, lessons: Path, out: Path, start_timeout: float = 240):
         self.lessons, self.out = lessons, out
         self.proc = subprocess.Popen(
             [sys.executable, str(ROOT / "build.py"), "serve", "--watch", "--port", "0",
              "--out", str(out), "--lessons", str(lessons)],
             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         self.lines: list[str] = []
-        self.url = re.search(r"at (http://\S+/),", self.wait_for("Serving ")).group(1)
+        self.url = re.search(r"at (http://\S+/),", self.wait_for("Serving ", start_timeout)).group(1)
 
     def wait_for(self, needle: str, timeout: float = 240) -> str:
         deadline = time.monotonic() + timeout

@@ -19,7 +19,7 @@ from pathlib import Path
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from lessonkit.wheel_cache import pip_download, sha256_of
+from authorkit.wheel_cache import pip_download, sha256_of
 
 from . import precompile
 from .errors import BuildError

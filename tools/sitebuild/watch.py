@@ -1,7 +1,8 @@
-"""The live authoring loop behind `build.py serve --watch`: poll lessons/, web/ and py/, rebuild
-on a change (re-checking only the lessons that changed, or every lesson when the engine did),
-and tell open pages through `__build.json`, which the build's live-reload snippet polls: a new
-build id reloads the page, a failed build shows its located errors over the page."""
+"""The live authoring loop behind `build.py serve --watch`: poll lessons/, web/ and py/; on a
+save that changes only lessons' prose (lesson.md), write those pages again (no build); on any
+other, rebuild (re-checking only the lessons whose check inputs changed, check_cache.py); and tell
+open pages through `__build.json`, which the build's live-reload snippet polls: a new build id
+reloads the page, a failed build shows its located errors over the page."""
 from __future__ import annotations
 
 import json
@@ -48,10 +49,13 @@ LIVE_RELOAD = """<script id="live-reload">/* live reload (build.py serve --watch
 """
 
 
+def with_live_reload(html: str) -> str:
+    return html.replace("</body>", LIVE_RELOAD + "</body>", 1)
+
+
 def inject_live_reload(site: Path) -> None:
     for page in site.rglob("*.html"):
-        text = page.read_text(encoding="utf-8")
-        page.write_text(text.replace("</body>", LIVE_RELOAD + "</body>", 1), encoding="utf-8")
+        page.write_text(with_live_reload(page.read_text(encoding="utf-8")), encoding="utf-8")
 
 
 def write_status(site: Path, build_id: int, errors: list[str]) -> None:
@@ -70,22 +74,30 @@ def snapshot(dirs: list[Path]) -> dict[Path, float]:
     return files
 
 
-def changed_lessons(changed: set[Path], lessons_dir: Path) -> set[str]:
-    names = set()
+def prose_only(changed: set[Path], lessons_dir: Path, pages: dict) -> list[str]:
+    """The ids of the lessons whose lesson.md is all that changed (each with a page to write
+    again), or [] when anything else changed too."""
+    ids = []
     for p in changed:
         try:
-            names.add(p.resolve().relative_to(lessons_dir.resolve()).parts[0])
-        except (ValueError, IndexError):
-            pass
-    return names
+            rel = p.resolve().relative_to(lessons_dir.resolve()).parts
+        except ValueError:
+            return []
+        if len(rel) != 2 or rel[1] != "lesson.md" or rel[0] not in pages:
+            return []
+        ids.append(rel[0])
+    return sorted(ids)
 
 
-def watch(rebuild, lessons_dir: Path, web_dir: Path, py_dir: Path, site: Path, log) -> None:
-    """Forever: rebuild(check) on every change, `check` naming the lessons to re-check (None:
-    all of them). `rebuild` raises BuildError with located messages when the build fails."""
+def watch(rebuild, live, lessons_dir: Path, web_dir: Path, py_dir: Path, site: Path, log) -> None:
+    """Forever: on every change, rebuild(), or where only lessons' prose changed (and the last
+    build passed), live.rewrite(id) for each such lesson (build.LiveSite: `live.pages` holds the
+    last good build's pages by lesson id). Both raise BuildError with located messages."""
     dirs = [lessons_dir, web_dir, py_dir]
     state = snapshot(dirs)
-    build_id = 1
+    # Whether the last rebuild failed: its errors stay shown until a rebuild passes, so a prose
+    # save after it rebuilds too.
+    build_id, broken = 1, False
     write_status(site, build_id, [])
     log(f"watching {', '.join(str(d) for d in dirs)} for changes")
     while True:
@@ -101,16 +113,21 @@ def watch(rebuild, lessons_dir: Path, web_dir: Path, py_dir: Path, site: Path, l
             now = settled
         changed = {p for p in set(now) | set(state) if now.get(p) != state.get(p)}
         state = now
-        engine = any(p.is_relative_to(py_dir) for p in changed)
-        check = None if engine else changed_lessons(changed, lessons_dir)
+        prose = [] if broken else prose_only(changed, lessons_dir, live.pages)
         log(f"changed: {', '.join(sorted(str(p.relative_to(p.anchor)) for p in changed)[:5])}"
             + (" ..." if len(changed) > 5 else ""))
         started = time.monotonic()
         build_id += 1
         try:
-            rebuild(check)
+            for lesson_id in prose:
+                live.rewrite(lesson_id)
+            if not prose:
+                broken = True
+                rebuild()
+                broken = False
             write_status(site, build_id, [])
-            log(f"rebuilt in {time.monotonic() - started:.1f} s; open pages reload")
+            log(f"rebuilt in {time.monotonic() - started:.1f} s"
+                + (f" (the prose of {', '.join(prose)} only)" if prose else "") + "; open pages reload")
         except BuildError as e:
             errors = str(e).splitlines()
             print("build failed:\n" + str(e), flush=True)

@@ -3,7 +3,7 @@
 
 Exit status: grade: 0 every check passed, 1 some did not, 2 usage or lesson error.
 check: 0 the lesson is valid, 1 problems were found (each printed as path:line: message),
-2 usage error. new: 0 the folder was written, 2 a bad or existing slug.
+2 usage error. new: 0 the folder was written, 1 it does not pass check, 2 a bad or existing slug.
 """
 from __future__ import annotations
 
@@ -12,12 +12,14 @@ import sys
 import unicodedata
 from pathlib import Path
 
-from . import golden, hints, i18n, starters
-from .learner_process import LearnerProcess, forbid_inspection, grade_split
-from . import prose
-from .lesson import (LessonError, authoring_problems, load_lesson, match_ids, missing_companions,
-                     widget_problems)
-from .runner import grade
+from lessonkit import hints, i18n
+from lessonkit.learner_process import LearnerProcess, forbid_inspection, grade_split
+from lessonkit.lesson import LessonError, load_lesson, match_ids
+from lessonkit.runner import grade
+
+from . import golden, prose, starters
+from .course import Course
+from .problems import authoring_problems, missing_companions, requirement_problems, widget_problems
 from .scaffold import ScaffoldError, new_lesson
 
 MARKS = {"passed": "PASS", "failed": "FAIL", "error": "ERROR", "timeout": "TIMEOUT"}
@@ -55,8 +57,13 @@ def _new(args) -> int:
     except ScaffoldError as exc:
         print(f"lessonkit new: {exc}", file=sys.stderr)
         return 2
-    print(f"wrote {folder}/ (lesson.toml, lesson.md, starter.py, reference.py, checks/, wrong.toml, "
-          "golden/)\n"
+    problems = check_lesson(folder, update=True)  # writes golden/*.json, what check compares with
+    if problems:
+        print("lessonkit new: the new lesson does not pass lessonkit check:\n" + "\n".join(problems),
+              file=sys.stderr)
+        return 1
+    print(f"wrote {folder}/ (lesson.toml, lesson.md, starter.py, reference.py, checks/, hints.toml, "
+          "wrong.toml, golden/)\n"
           f"next: python -m lessonkit check {folder}   then: ./dev serve")
     return 0
 
@@ -75,6 +82,8 @@ def _grade(args) -> int:
         print(f"--lang {args.lang}: the lesson's languages are {', '.join(lesson.languages)}",
               file=sys.stderr)
         return 2
+    for problem in requirement_problems(lesson):  # the pinned wheels, fetched into the cache
+        print(f"warning: {problem}", file=sys.stderr)
     # The grader here, the learner's code in a child process: whatever the solution does to
     # its Python (os._exit, a crash, exhausting memory, hanging inside C, rewriting what it
     # can reach), this process decides the verdicts and prints the report.
@@ -121,12 +130,12 @@ def _check(args) -> int:
     if args.lessons:
         folders = [Path(p) for p in args.lessons]
     else:
-        root = Path("lessons")
-        if not root.is_dir():
+        course = Course("lessons")
+        if not course.root.is_dir():
             print("no ./lessons folder here; name the lesson folders to check",
                   file=sys.stderr)
             return 2
-        folders = sorted(p for p in root.iterdir() if (p / "lesson.toml").is_file())
+        folders = course.dirs()
     missing = [str(f) for f in folders if not f.is_dir()]
     if missing:
         print(f"no such lesson folder: {', '.join(missing)}", file=sys.stderr)

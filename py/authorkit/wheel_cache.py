@@ -1,6 +1,6 @@
-"""The verified wheel cache for lesson.toml's `requirements` (requirements.py), CPython only:
-each pinned wheel downloaded once from PyPI through pip, verified against its sha256, kept
-under `.cache/lesson-wheels/<sha256>/`, and unpacked beside it for grading runs. The build
+"""The verified wheel cache for lesson.toml's `requirements` (lessonkit/requirements.py), CPython
+only: each pinned wheel downloaded once from PyPI through pip, verified against its sha256, kept
+under `.cache/lesson-wheels/<sha256>/`, and unpacked beside it, where grading runs find it. The build
 (tools/sitebuild/lesson_packages.py) vendors from the same cache; a wheel is only ever stored
 there after its digest matched the pin.
 """
@@ -14,20 +14,14 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from .requirements import PYODIDE_PYTHON, Pin, canonical_name
-
-
-def cache_dir() -> Path:
-    """Where the verified wheels live: the repository's .cache/ (this file is
-    py/lessonkit/wheel_cache.py in it), beside the Pyodide inputs."""
-    return Path(__file__).resolve().parents[2] / ".cache" / "lesson-wheels"
+from lessonkit.requirements import PYODIDE_PYTHON, UNPACKED, WHEEL_CACHE, Pin, canonical_name
 
 
 def cached_wheel(pin: Pin) -> Path | None:
     """The pin's wheel when the cache holds it verified, else None."""
     if pin.sha256 is None:
         return None
-    for path in (cache_dir() / pin.sha256).glob("*.whl"):
+    for path in (WHEEL_CACHE / pin.sha256).glob("*.whl"):
         # The digest alone is not enough: a pin of another package with this wheel's sha256
         # must not be served this wheel.
         if wheel_pin(path.name) == (pin.name, pin.version) and sha256_of(path) == pin.sha256:
@@ -48,7 +42,7 @@ class PinError(Exception):
 def fetch(pin: Pin) -> Path:
     """The pin's wheel, verified: from the cache, else downloaded from PyPI (through pip and
     its configured index) and kept in the cache. Raises PinError saying what went wrong."""
-    cache = cache_dir()
+    cache = WHEEL_CACHE
     found = cached_wheel(pin)
     if found is not None:
         return found
@@ -103,7 +97,7 @@ def install(pin: Pin) -> Path:
     """The folder holding the pin's wheel unpacked (a pure wheel's files are importable as
     they are), made once per wheel from the verified copy: `<cache>/<sha256>/site/`."""
     wheel = fetch(pin)
-    site = wheel.parent / "site"
+    site = wheel.parent / UNPACKED
     if not site.is_dir():
         # Unpacked beside and renamed into place: a folder that exists is complete.
         work = Path(tempfile.mkdtemp(dir=wheel.parent, prefix=".site-"))

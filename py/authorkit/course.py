@@ -3,10 +3,9 @@ scaffold and the tests use it instead of each globbing for lesson.toml). A lesso
 holding a lesson.toml; other folders (notes, drafts without one) are not lessons."""
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 
-from .lesson import Lesson, load_lesson
+from lessonkit.lesson import Lesson, LessonError, _read, load_lesson, parse_toml
 
 LESSON_FILE = "lesson.toml"
 
@@ -33,9 +32,10 @@ class Course:
         lesson (a draft in progress) does not stop `lessonkit new`."""
         orders = []
         for folder in self.dirs():
+            path = folder / LESSON_FILE
             try:
-                value = tomllib.loads((folder / LESSON_FILE).read_text(encoding="utf-8")).get("order")
-            except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+                value = parse_toml(path, _read(path)).get("order")
+            except LessonError:
                 continue
             if isinstance(value, int) and not isinstance(value, bool):
                 orders.append(value)

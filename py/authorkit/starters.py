@@ -10,8 +10,8 @@ import inspect
 import re
 from pathlib import Path
 
-from . import i18n
-from .lesson import Lesson, LessonError
+from lessonkit import i18n
+from lessonkit.lesson import Lesson, LessonError
 
 _DOCUMENTED = (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 

@@ -1,5 +1,6 @@
 """`python -m lessonkit new SLUG`: a lesson folder that passes `lessonkit check` and builds at
-once, with one toy function, for an author to grow into a real lesson."""
+once, with one toy function, for an author to grow into a real lesson (the command line then
+writes its golden reports with `check --update`)."""
 from __future__ import annotations
 
 import re
@@ -15,8 +16,8 @@ class ScaffoldError(Exception):
 
 
 def new_lesson(lessons_dir: Path, slug: str) -> Path:
-    """Writes lessons_dir/slug, with the golden reports of its solutions; refuses a bad slug or
-    an existing folder."""
+    """Writes lessons_dir/slug (without golden reports: `lessonkit check --update` writes them);
+    refuses a bad slug or an existing folder."""
     if not SLUG.match(slug):
         raise ScaffoldError(f"{slug!r} is not a lesson slug: use lowercase letters, digits and "
                             "single hyphens, starting with a letter (like tp-attention)")
@@ -28,10 +29,6 @@ def new_lesson(lessons_dir: Path, slug: str) -> Path:
     for name, text in files.items():
         (folder / name).parent.mkdir(parents=True, exist_ok=True)
         (folder / name).write_text(text, encoding="utf-8")
-    from .cli import check_lesson  # the grader: imported here, since the CLI imports this module
-    problems = check_lesson(folder, update=True)  # writes golden/*.json, what check compares with
-    if problems:
-        raise ScaffoldError("the new lesson does not pass lessonkit check:\n" + "\n".join(problems))
     return folder
 
 
@@ -127,6 +124,15 @@ def test_input_unchanged(solution):
     """double leaves its input unchanged"""
     expect_unchanged(call(solution, "double", np.array([1.0, 2.0])))
 ''',
+    "hints.toml": """\
+# Graded hints (docs/lesson-format.md, "Hints"): for a check that did not pass, the page offers
+# these steps one at a time, from a nudge to nearly the answer. `checks` names check ids or
+# patterns (`*` only); a check gets the steps of every [[hint]] naming it, in file order.
+[[hint]]
+checks = ["test_double::*"]
+steps = ["Doubling a value multiplies it by 2; it does not add 2.",
+         "numpy multiplies a whole array at once: start from `np.asarray(x, dtype=float)`."]
+""",
     "wrong.toml": """\
 # Known-wrong solutions: one [[mistake]] per classic mistake, written as edits of reference.py
 # (each `replace` text must occur exactly once there), with the checks it must fail. `lessonkit
