@@ -39,10 +39,13 @@ NOT_PRECACHED = (".br", ".gz", ".map", ".ipynb", ".woff", ".ttf")
 BR = f".q{BROTLI_QUALITY}.br"
 # The Content-Security-Policy of the Python workers, which a worker takes from its own script's
 # response: no JavaScript made from text (eval, Function, timers given a string) and no script
-# from anywhere but the site, so learner code there cannot run JavaScript of its own, dynamic
-# import() included (docs/threat-model.md). Pyodide needs only 'wasm-unsafe-eval'. The service
+# from another site, so learner code there cannot run JavaScript of its own, dynamic import()
+# included (docs/threat-model.md). Pyodide needs only 'wasm-unsafe-eval'. blob: because Chromium
+# does not start a worker whose script a service worker answered under this policy without it
+# (measured; from the host's own headers it starts either way); a blob: script could only be
+# loaded by importScripts, a Worker or import(), which learner code has none of. The service
 # worker adds it to the worker script; a host that sends headers (serve.py) sends it with COOP/COEP.
-WORKER_CSP = "script-src 'self' 'wasm-unsafe-eval'"
+WORKER_CSP = "script-src 'self' blob: 'wasm-unsafe-eval'"
 
 
 def _sha256(path: Path) -> str:
