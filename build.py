@@ -211,6 +211,9 @@ def main(argv=None) -> int:
                         help="serve: no COOP/COEP headers, like a plain static host")
     parser.add_argument("--no-build", action="store_true", help="serve: serve the existing output")
     parser.add_argument("--no-minify", action="store_true", help="readable bundles for debugging")
+    parser.add_argument("--no-check", action="store_true",
+                        help="skip `lessonkit check` (a copy of lessons already checked: the tests' "
+                             "short-limits tp-mlp)")
     parser.add_argument("--watch", action="store_true",
                         help="serve: rebuild on changes to lessons/, web/, py/ and reload open pages")
     args = parser.parse_intermixed_args(argv)  # `serve --watch 8080`, as ./dev serve 8080 sends it
@@ -229,7 +232,7 @@ def main(argv=None) -> int:
             return watch_and_serve(args.out, args.lessons, args.host, port, not args.no_isolation,
                                    minify=not args.no_minify)
         if not (args.command == "serve" and args.no_build):
-            build(args.out, args.lessons, minify=not args.no_minify)
+            build(args.out, args.lessons, minify=not args.no_minify, check=set() if args.no_check else None)
         if args.command == "serve":
             run_server(args.out, args.host, port, isolated=not args.no_isolation)
         return 0

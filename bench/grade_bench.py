@@ -6,8 +6,7 @@ For each runtime: the first grading in a fresh process (after imports and loadin
 lesson; `prepare` is the browser's warm-up, which the first Run then no longer pays) and the
 warm grading after it. In CPython also the command line's split (`lessonkit grade`: learner
 code in a child process): the child's boot, first and warm grading through one child, and
-the time one call of a learner function costs through each channel (gelu on an 8x16 array,
-guard included on the side learner code runs). Prints medians over `--runs` fresh processes;
+the time one call of a learner function costs through each channel (gelu on an 8x16 array). Prints medians over `--runs` fresh processes;
 a benchmark, not a test.
 """
 from __future__ import annotations

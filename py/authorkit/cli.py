@@ -177,8 +177,8 @@ def check_lesson(folder, update: bool = False) -> list[str]:
     if lesson.reference is None:
         return problems + [f"{lesson.path / 'reference.py'}:1: missing file"]
     # Graded as `lessonkit grade` does, learner code in a child process, one for all of the
-    # lesson's solutions: faster than grading in-process (the guard has less to watch there),
-    # bench/grade_bench.py prints both.
+    # lesson's solutions (trusted files, so the child is reused between them); bench/
+    # grade_bench.py prints its cost beside grading in-process.
     with LearnerProcess(lesson) as learner:
         found, goldens = _solution_problems(lesson, lesson_hints, learner)
     problems += found

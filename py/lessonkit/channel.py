@@ -4,8 +4,8 @@ The checks call learner functions only through `lessonkit.checking.call`, which 
 object; it sends plain-data requests over a channel and gets plain data back
 (docs/architecture.md, "The learner channel"). A channel is any object with
 `request(message: dict, time_limit_s: float | None) -> dict`:
-- `InProcess`: the learner's side (`lessonkit.learner_host.Host`) in this interpreter,
-  guarded as before (the non-isolated page, `lessonkit check`, tests);
+- `InProcess`: the learner's side (`lessonkit.learner_host.Host`) in this interpreter (the
+  non-isolated page, tests of its path);
 - `Callback`: a host function taking and returning JSON text (the browser's grader worker
   asking the page, which asks the learner worker);
 - `lessonkit.learner_process.LearnerProcess`: a child process (the command line).
@@ -54,8 +54,9 @@ def unreadable_message() -> str:
 
 
 class InProcess:
-    """The learner's side in this interpreter: learner code runs inside the guard, and the
-    grader's own timer interrupts it (CheckTimeout raised through the call)."""
+    """The learner's side in this interpreter, with nothing between learner code and the
+    grader (docs/threat-model.md); the grader's own timer interrupts it (CheckTimeout raised
+    through the call)."""
     in_process = True
 
     def __init__(self):
@@ -96,7 +97,6 @@ class Learner:
         self.channel, self.out = channel, out
         self.stand_ins: dict[str, str] = {}
         self.deadline: float | None = None
-        self.notes = ""
         self.loaded = False      # the learner's side holds this run's module
         self.restarts = 0
         self._seq = 0
@@ -154,19 +154,16 @@ class Learner:
             warm()
 
     def load(self, time_limit_s: float | None) -> tuple[str | None, bool]:
-        """The `load` request: (a learner-facing problem or None, whether it is fatal)."""
+        """The `load` request: a learner-facing problem, or None."""
         response = self._ask({"op": "load", "lesson_dir": str(self.lesson.path),
                               "source": self.source, "lang": self.lang,
                               "stand_ins": dict(self.stand_ins)}, time_limit_s)
-        problem, fatal, notes = (response.get("problem"), response.get("fatal"),
-                                 response.get("notes", ""))
-        if (response["kind"] != "loaded" or type(fatal) is not bool or type(notes) is not str
-                or not (problem is None or type(problem) is str)):
+        problem = response.get("problem")
+        if response["kind"] != "loaded" or not (problem is None or type(problem) is str):
             self.loaded = False
             raise LearnerError(unreadable_message())
-        self.notes += notes
         self.loaded = problem is None
-        return problem, fatal
+        return problem
 
     def revive(self, time_limit_s: float | None) -> str | None:
         """Load the file again in the fresh learner side that replaced a lost one (with the
@@ -176,7 +173,7 @@ class Learner:
             return _("Python had to be started again too many times in this run; the remaining "
                      "checks were not run.")
         try:
-            problem, _fatal = self.load(time_limit_s)
+            problem = self.load(time_limit_s)
         except CheckTimeout:
             problem = _("{what} was still running after {seconds} s, the time limit, and was "
                         "stopped.", what=_("your file (its top-level code)"),
@@ -213,8 +210,7 @@ class Learner:
                 return (wire.decode(response["got"]), tuple(wire.decode(a) for a in after),
                         tuple(params), set(dtypes))
             if kind == "raised" and type(response["message"]) is str:
-                raise LearnerError(response["message"], fatal=response.get("fatal") is True,
-                                   line=response.get("line"))
+                raise LearnerError(response["message"], line=response.get("line"))
             if kind == "timed_out_before" and type(response["name"]) is str \
                     and type(response["title"]) is str:
                 exc = TimedOutBefore(response["name"], response["title"])

@@ -14,7 +14,8 @@ Rules that keep grading honest:
 - compute expected values *after* `call` returns, so they never sit in a frame that learner
   code could inspect while it runs (where it runs in this interpreter);
 - every numpy function used here was captured when lessonkit was imported, before any learner
-  code ran, and patched modules are restored after each learner call (the guard, in-process).
+  code ran (where learner code shares this interpreter it can still reach them: that mode
+  protects no verdict against code written to cheat, docs/threat-model.md).
 """
 from __future__ import annotations
 

@@ -39,7 +39,7 @@ _language = [DEFAULT]
 
 # The builtins the message functions use, bound at import: a message about learner code that
 # replaced builtins.isinstance (or abs, min, ...) is written while the replacement may still be
-# in place (guard.py binds its own the same way).
+# in place (on the learner's side, or in one interpreter).
 _isinstance, _bool, _int, _tuple, _str, _format, _len, _min, _abs = (
     isinstance, bool, int, tuple, str, format, len, min, abs)
 

@@ -3,12 +3,13 @@ told in the learner's terms (their lines only, plain words, no grader frames).""
 from __future__ import annotations
 
 import linecache
+import os
 import sys
 import traceback
 import types
 from contextlib import contextmanager
 
-from . import given, guard
+from . import given
 from .i18n import _
 from .timelimit import CheckTimeout
 
@@ -18,13 +19,11 @@ MODULE_NAME = "solution"
 
 class LearnerError(Exception):
     """Learner code failed to compile or raised; `message` is written for the learner.
-    `fatal`: learner code left the grader in a state that cannot be undone; stop grading.
     `line`: the line of solution.py where it was raised, when known."""
 
-    def __init__(self, message: str, fatal: bool = False, line: int | None = None):
+    def __init__(self, message: str, line: int | None = None):
         super().__init__(message)
         self.message = message
-        self.fatal = fatal
         self.line = line
 
 
@@ -109,29 +108,49 @@ def stack_headroom(frames: int):
 
 
 def run_learner(fn, what: str, loading: bool = False):
-    """Call learner code: a limited stack, errors as LearnerError, and the guard around it
-    (whatever it changed in the grader's world is put back and reported, see guard.py;
-    `loading`: the file's top-level code, whose changes are put back and noted instead).
+    """Call learner code: a limited stack, errors as LearnerError (`loading`: the file's
+    top-level code).
 
     `what` names the code in messages ("gelu", "your file"). CheckTimeout, KeyboardInterrupt
-    and TimedOutBefore pass through untouched (the caller reports them). An exception is put
-    into words inside the guard too: its `__str__` is learner code.
+    and TimedOutBefore pass through untouched (the caller reports them). Nothing here stands
+    between learner code and the interpreter it runs in: that is the split's job
+    (docs/threat-model.md).
     """
     try:
-        with guard.learner_code(loading):
-            try:
-                with _recursion_headroom(_headroom):
-                    return fn()
-            except (CheckTimeout, KeyboardInterrupt, TimedOutBefore):
-                raise
-            except BaseException as exc:  # noqa: BLE001 - anything raised, SystemExit too
-                failure = _describe_safely(exc, what)
-                # The descriptor itself: a learner's exception class may override the name.
-                tb = _traceback_of(exc)
-    except guard.Tampered as exc:
-        raise LearnerError(exc.message, fatal=exc.fatal) from None
-    # Out of the guard, where the grader's world is whole again: frames are not learner code.
+        with _recursion_headroom(_headroom), _exit_raises():
+            return fn()
+    except (CheckTimeout, KeyboardInterrupt, TimedOutBefore):
+        raise
+    except BaseException as exc:  # noqa: BLE001 - anything raised, SystemExit too
+        failure = _describe_safely(exc, what)
+        # The descriptor itself: a learner's exception class may override the name.
+        tb = _traceback_of(exc)
     raise LearnerError(failure, line=_learner_line(tb))
+
+
+class ProcessExit(SystemExit):
+    """What `os._exit()` raises inside learner code, so that it is told as what the learner
+    called (and, where the grader shares the interpreter, does not end the grader with it).
+    Code that finds another way to end the process is a crash, which every host reports."""
+
+
+def _exit_instead(status=0):
+    raise ProcessExit(f"os._exit({status}) was called")
+
+
+_os_exit = os._exit
+_EXIT_MODULES = tuple({id(m): m for m in (os, sys.modules.get(os.name)) if m is not None}.values())
+
+
+@contextmanager
+def _exit_raises():
+    for module in _EXIT_MODULES:
+        vars(module)["_exit"] = _exit_instead
+    try:
+        yield
+    finally:
+        for module in _EXIT_MODULES:
+            vars(module)["_exit"] = _os_exit
 
 
 _traceback_of = BaseException.__traceback__.__get__
@@ -182,7 +201,7 @@ def describe_exception(exc: BaseException, what: str) -> str:
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == FILENAME]
     name = type(exc).__name__
     text = str(exc)
-    if isinstance(exc, guard.ProcessExit):
+    if isinstance(exc, ProcessExit):
         head = _("{what} called os._exit(), which would end Python itself; return a value "
                  "instead.", what=what)
     elif isinstance(exc, SystemExit):

@@ -10,9 +10,9 @@ One request in, one response out (docs/architecture.md, "The learner channel"):
 - `run_calls`: the page's "try with my code" (`lessonkit.playground.run_calls`).
 
 What learner code prints is captured per request and capped; its exceptions become the
-learner-facing messages of `lessonkit.learner`. The guard (`lessonkit.guard`) runs around
-learner code here too, so patching numpy still gets a clear message, but in split mode it is
-a convenience, not a boundary: the verdicts are decided in another process or worker.
+learner-facing messages of `lessonkit.learner`. Learner code may change anything on this
+side (numpy, builtins, this module): it can only spoil its own answers, which the grader, in
+another process or worker, reads as data.
 
 Entry points: `handle(message)` and `handle_json(text)` (the browser's learner worker),
 `prepare(lesson_dir)`, and `python -m lessonkit.learner_host --serve FD_IN FD_OUT
@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy
 
-from . import guard, i18n, learner, wire
+from . import i18n, learner, wire
 from .capture import CappedOutput, streams, warnings_shown
 from .given import given_modules
 from .i18n import _
@@ -49,10 +49,10 @@ _signature = inspect.signature
 class Host:
     """The learner's side of one grading run at a time.
 
-    `in_process`: the grader runs in this same interpreter (the non-isolated page,
-    `lessonkit check`, tests): it already holds the guard's session, the language and the
-    output buffer, so this side leaves them to it; learner output then goes straight to the
-    grader's buffer and time limits arrive as CheckTimeout from the grader's own timer.
+    `in_process`: the grader runs in this same interpreter (the non-isolated page, tests):
+    it already holds the language and the output buffer, so this side leaves them to it;
+    learner output then goes straight to the grader's buffer and time limits arrive as
+    CheckTimeout from the grader's own timer.
     """
 
     def __init__(self, in_process: bool = False):
@@ -76,7 +76,7 @@ class Host:
         raise ValueError(f"unknown request {op!r}")
 
     def close(self) -> None:
-        """End the current grading run's state (given modules, language, guard session)."""
+        """End the current grading run's state (given modules, language)."""
         self.module = None
         if self._run is not None:
             run, self._run = self._run, None
@@ -90,29 +90,27 @@ class Host:
         run = ExitStack()
         if not self.in_process:
             run.enter_context(i18n.use(message.get("lang", i18n.DEFAULT), lesson.path))
-            run.enter_context(guard.session(None))
             run.enter_context(warnings_shown())
         run.enter_context(given_modules(lesson))
         run.enter_context(learner.stack_headroom(lesson.limits.recursion))
         self._run = run
-        module, problem, fatal = None, None, False
+        module, problem = None, None
         with self._output(message) as out:
             try:
                 code = learner.compile_source(message["source"])
                 module = learner.new_module(code)
                 # Looking at the module's functions may run learner code too (a module
-                # __getattr__, a callable object's __signature__): guard that as well.
+                # __getattr__, a callable object's __signature__).
                 problem = learner.run_learner(lambda: missing_functions(lesson, module),
                                               _("your file"), loading=True)
             except LearnerError as exc:
-                module, problem, fatal = None, exc.message, exc.fatal
+                module, problem = None, exc.message
         if module is not None:
             for name, title in dict(message.get("stand_ins") or {}).items():
                 if name in {f.name for f in lesson.functions}:
                     vars(module)[name] = learner.stand_in(name, title)
         self.module = module
-        return self._answer(message, out, kind="loaded", problem=problem, fatal=fatal,
-                            notes=guard.notes())
+        return self._answer(message, out, kind="loaded", problem=problem)
 
     def stand_in(self, name: str, title: str) -> None:
         """From now on `name` raises TimedOutBefore at once (it ran out of time in the check
@@ -129,7 +127,7 @@ class Host:
         dtypes: set = set()
 
         def learner_side():
-            # Everything that touches learner objects happens here, inside one guarded call:
+            # Everything that touches learner objects happens here, inside one learner call:
             # the result and the inputs as the learner left them become plain data now,
             # because a returned object's own methods (__array__, __iter__, __eq__) are
             # learner code.
@@ -144,16 +142,16 @@ class Host:
                                     title=exc.title)
             except LearnerError as exc:
                 return self._answer(message, out, kind="raised", message=exc.message,
-                                    line=exc.line, fatal=exc.fatal)
+                                    line=exc.line)
         try:
             encoded = wire.encode(got), [wire.encode(a) for a in after]
         except (wire.WireError, RecursionError) as exc:
-            return self._answer(message, out, kind="raised", line=None, fatal=False, message=_(
+            return self._answer(message, out, kind="raised", line=None, message=_(
                 "{name} returned a value the grader cannot read ({problem}). Return numbers, "
                 "arrays, lists or tuples of them.", name=name, problem=str(exc)))
         size = _bytes_in((got, after))
         if size > _MAX_ANSWER_BYTES:  # it could not cross the channel whole (protocol.json)
-            return self._answer(message, out, kind="raised", line=None, fatal=False, message=_(
+            return self._answer(message, out, kind="raised", line=None, message=_(
                 "{name} returned about {mb} MB of numbers, far more than any check expects, "
                 "so it was not checked. Look at the shape of what you return.",
                 name=name, mb=f"{size / 2**20:.0f}"))
@@ -260,7 +258,7 @@ def _bytes_in(value) -> int:
     return 0
 
 
-# --- learner values as plain data (run inside the guarded call) ---------------------------
+# --- learner values as plain data (run inside the learner call) ----------------------------
 def unusable(value) -> Unusable:
     """The description the checks get for a value that is not numbers, lists or tuples."""
     if isinstance(value, str):
@@ -389,14 +387,10 @@ def handle_json(request_json: str) -> str:
 
 def prepare(lesson_dir: str) -> str:
     """Warm up this side without running learner code: numpy imported, the lesson and its
-    message catalogs read, the guard's first record made. Returns the lesson's id as JSON."""
+    message catalogs read. Returns the lesson's id as JSON."""
     lesson = loaded_lesson(lesson_dir)
     for lang in lesson.languages:
         i18n.catalog(lang, lesson.path)
-    with guard.session(None):
-        with guard.learner_code(loading=True):
-            pass
-        guard.notes()
     return json.dumps({"id": lesson.id})
 
 
@@ -433,7 +427,7 @@ def serve(fd_in: int, fd_out: int, memory_mb: int | None = None,
                 response = handle(message)
             except Exception as exc:  # noqa: BLE001 - a bug on this side, not the learner's
                 response = {"seq": message.get("seq"), "kind": "raised", "line": None,
-                            "fatal": False, "stdout": "", "stdout_truncated": False,
+                            "stdout": "", "stdout_truncated": False,
                             "message": _("The grader's learner side failed ({error}); this "
                                          "is a bug in the grader, not in your code.",
                                          error=type(exc).__name__)}

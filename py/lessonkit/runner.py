@@ -16,7 +16,7 @@ import pytest
 from _pytest.reports import TestReport
 from _pytest.runner import runtestprotocol
 
-from . import guard, hints, i18n, intact, learner
+from . import hints, i18n, intact, learner
 from .capture import CappedOutput, redirected
 from . import checking
 from .channel import InProcess, Learner
@@ -55,8 +55,8 @@ def grade(lesson: Lesson, source: str, *, learner=None, on_event=None, timed_out
 
     learner: the channel to the learner's side (`lessonkit.channel`), an object with
     `request(message, time_limit_s)`: None is a child process (lessonkit.learner_process,
-    what `lessonkit grade` uses), except in Pyodide, where it is this interpreter, guarded
-    (the page that cannot isolate its workers); `channel.InProcess()` asks for that here.
+    what `lessonkit grade` uses), except in Pyodide, where it is this interpreter (the page
+    that cannot isolate its workers); `channel.InProcess()` asks for that here.
     on_event: called with a dict before (`check_start`) and after (`check_end`) each check.
     timed_out: checks already known to time out, reported as "timeout" unrun: their ids, or
     a mapping of each id to the learner function it was running (the `call` event before its
@@ -89,16 +89,12 @@ def _grade(lesson, source, channel, on_event, timed_out, crashed, time_used_s, l
     timed_out = dict(timed_out) if isinstance(timed_out, dict) else dict.fromkeys(timed_out)
     channel = InProcess() if channel is None else channel
     own_channel = getattr(channel, "in_process", False)  # its state is this run's only
-    # The guard protects this interpreter's grader only where learner code runs in it.
-    guarded = getattr(channel, "in_process", False)
-    run = _Run(lesson, on_event, timed_out, started - time_used_s, guarded)
+    run = _Run(lesson, on_event, timed_out, started - time_used_s)
     run.crashed = set(crashed)
     run.seed = seed
     solution = Learner(lesson, source, lang, channel, out)
     checks_before = intact.snapshot(lesson.checks_dir)
-    with _announcing_calls(run), \
-            guard.session(lesson.checks_dir.resolve()) if guarded else nullcontext(), \
-            redirected(out), alarm_handler(), warnings.catch_warnings():
+    with _announcing_calls(run), redirected(out), alarm_handler(), warnings.catch_warnings():
         warnings.filterwarnings("ignore", category=pytest.PytestWarning)
         try:
             run.checks(solution)
@@ -113,11 +109,10 @@ def _grade(lesson, source, channel, on_event, timed_out, crashed, time_used_s, l
             "Your code changed the lesson's check files ({files}) while it was graded. They "
             "were put back as they were, and this run does not count.",
             files=", ".join(changed)))
-    notes = solution.notes
     checks = [CheckResult(*r, hints=() if r[2] == "passed" else
                           tuple(hints.steps_for(lesson_hints, r[0]))) for r in run.results]
     return Report(lesson=lesson.id, checks=checks,
-                  stdout=notes + out.text(),
+                  stdout=out.text(),
                   stdout_truncated=out.truncated,
                   duration_ms=(time.perf_counter() - started) * 1000)
 
@@ -140,31 +135,15 @@ def load_title(lesson: Lesson) -> str:
 
 
 class _Run:
-    def __init__(self, lesson: Lesson, on_event, timed_out: dict, started: float,
-                 guarded: bool):
+    def __init__(self, lesson: Lesson, on_event, timed_out: dict, started: float):
         self.lesson = lesson
-        self.guarded = guarded
         self.emit = on_event or (lambda event: None)
         self.timed_out = timed_out
         self.deadline = started + lesson.limits.total_seconds
-        # Verdicts as tuples of strings, which learner code cannot change in place; the
-        # guard puts the list back if learner code touches it.
+        # Verdicts as tuples of strings, which learner code cannot change in place.
         self.results: list[tuple[str, str, str, str]] = []
         self.load_failed = False
-        self.halted: str | None = None   # why grading stopped early (learner code did it)
         self.current: tuple[str, str] | None = None
-        self.watch("the grader's results", lambda: (*self.results, self.load_failed,
-                                                     self.halted, self.deadline),
-                    self._put_back)
-
-    def _put_back(self, before: tuple) -> None:
-        self.results[:] = before[:-3]
-        self.load_failed, self.halted, self.deadline = before[-3:]
-
-    def watch(self, name: str, fn, restore=None) -> None:
-        """guard.watch, where learner code runs in this interpreter."""
-        if self.guarded:
-            guard.watch(name, fn, restore)
 
     def limit(self) -> float:
         return max(0.0, min(self.lesson.limits.check_seconds, self.deadline - time.perf_counter()))
@@ -189,9 +168,6 @@ class _Run:
             return "error", _("Not run: your file did not load (see the first check, "
                               "\u201c{title}\u201d). Fix that first.",
                               title=load_title(self.lesson))
-        if self.halted:
-            return "error", _("Not run: grading stopped at {check}, where your code changed "
-                              "something that could not be put back.", check=self.halted)
         if time.perf_counter() >= self.deadline:
             return "timeout", _("Not run: the whole run went past its {seconds} s limit.",
                                 seconds=f"{self.lesson.limits.total_seconds:g}")
@@ -223,17 +199,15 @@ class _Run:
             return
         try:
             with time_limit(limit):
-                problem, fatal = solution.load(limit)
+                problem = solution.load(limit)
         except LearnerError as exc:  # the learner's side died or answered garbage
-            problem, fatal = exc.message, exc.fatal
+            problem = exc.message
         except CheckTimeout:
             self.load_failed = True
             self.end(LOAD_ID, title, "timeout",
                      self.timeout_message(CheckTimeout(_("your file (its top-level code)")),
                                           limit))
             return
-        if fatal:
-            self.halted = f"\u201c{title}\u201d"
         self.load_failed = problem is not None
         self.end(LOAD_ID, title, "error" if problem else "passed", problem or "")
 
@@ -324,20 +298,7 @@ class _Plugin:
                 + "\n" + str(report.longrepr)[-2000:]))
 
     def pytest_collection_finish(self, session):
-        """Learner code runs only inside checks, after this: from now on, what pytest will
-        run and report with (its plugins and hook functions, the test items and what they
-        call) must not change while learner code runs. Changes cannot be undone: they stop
-        grading (see guard.watch)."""
-        pm = session.config.pluginmanager
-        items = tuple(session.items)
-        self.run.watch("pytest's plugins and hooks", lambda: (
-            *pm.get_plugins(),
-            *(v for hc in vars(pm.hook).values() if hasattr(hc, "get_hookimpls")
-              for impl in hc.get_hookimpls() for v in (impl, impl.function))))
-        self.run.watch("the checks pytest runs", lambda: (
-            *session.items, *(v for it in items for v in vars(it).values())))
-        self.run.watch("the grader's record of this check", lambda: (
-            *self.excinfo, *self.excinfo.values(), self.module))
+        """The learner's file loads once the checks are collected: the first check."""
         try:
             self.load()
         except KeyboardInterrupt:
@@ -402,7 +363,7 @@ class _Plugin:
         not the learner's: the run's deadline moves by as much. Returns what to tell the
         learner when it did not work."""
         run = self.run
-        if run.load_failed or run.halted or not self.module.gone:
+        if run.load_failed or not self.module.gone:
             return None
         began = time.perf_counter()
         try:
@@ -438,8 +399,6 @@ class _Plugin:
             self.skip_from_now_on(exc.args[0] if exc.args else None, check_title(item))
             return "timeout", self.run.timeout_message(exc, limit)
         if isinstance(exc, LearnerError):
-            if exc.fatal:
-                self.run.halted = f"\u201c{check_title(item)}\u201d"
             return "error", exc.message
         if isinstance(exc, CheckFailed):
             return "failed", str(exc)
@@ -455,8 +414,7 @@ class _Plugin:
 def _raised_in_learner_code(exc: BaseException) -> bool:
     """Whether `exc` was raised in solution.py's own code although it reached the check
     itself, not through a call. Only with learner code in this interpreter (`InProcess`):
-    a signal handler it installed (the guard puts back only SIGALRM's and SIGINT's) can fire
-    in the check's frames. In split mode no solution.py frame exists on the grader's side."""
+    a signal handler it installed can fire in the check's frames. In split mode no solution.py frame exists on the grader's side."""
     tb = exc.__traceback__
     last = None
     while tb is not None:

@@ -12,8 +12,6 @@ import sys
 import threading
 from contextlib import contextmanager
 
-from . import guard
-
 # After the first alarm, keep raising every REPEAT_S seconds: learner code that swallows one
 # CheckTimeout in a bare `except:` inside its loop still gets stopped by a later one.
 REPEAT_S = 0.25
@@ -25,7 +23,7 @@ class CheckTimeout(BaseException):
 
 
 # Whether a limit is armed and whether it fired, in one mutable object: the alarm handler
-# changes it while learner code runs, and the guard records module globals by identity.
+# changes it while learner code runs.
 _state = {"armed": False, "fired": False}
 _SIGALRM = getattr(signal, "SIGALRM", None)
 # Pyodide has no working interval timer: the host sends the signal instead.
@@ -36,16 +34,10 @@ def _on_alarm(signum, frame):
     # A late alarm (the host's timer racing the end of a check) must not break the grader.
     if _state["armed"]:
         _state["fired"] = True
-        if guard.CRITICAL[0]:  # the guard is putting the grader's world back: after that
-            guard.PENDING[0] = CheckTimeout
-            return
         raise CheckTimeout()
 
 
 def _on_interrupt(signum, frame):
-    if guard.CRITICAL[0]:
-        guard.PENDING[0] = KeyboardInterrupt
-        return
     raise KeyboardInterrupt
 
 

@@ -260,8 +260,8 @@ def test_learner_code_runs_apart_from_the_grader(shared_page, set_code, run_chec
         assert set(roles) == {"single"}
 
 
-# Leaves a mark where a later Run in the same interpreter would find it: a file, which the guard
-# does not watch (it watches the grader's modules).
+# Leaves a mark where a later Run in the same interpreter would find it: a file in the worker's
+# own file system.
 HOSTILE = STARTER + """
 open("/tmp/left-by-an-earlier-run", "w").write("x")
 """

@@ -8,7 +8,9 @@ code must be intact. On a plain host (no COOP/COEP: the first visit registers th
 and reloads into isolation) and on an isolated host.
 
 The first wall is the learner worker's confinement (web/src/worker/confine.js: nothing of the
-origin is reachable, which the solution's own REACHED line shows); the second is integrity (the
+origin is reachable, which the solution's own REACHED line shows), with the workers'
+Content-Security-Policy (no JavaScript made from text, so no dynamic import(): its CODE FROM TEXT
+line); the second is integrity (the
 service worker serves only bytes that hash to the build's manifest, the worker boot checks the
 engine, lesson.zip and the lock file against the page config): tested on its own by writing the
 cache from the page, as if the first wall had failed, and by a network that serves a changed
@@ -155,7 +157,11 @@ def test_a_solution_cannot_take_over_the_cache_the_pages_or_the_saved_work(
     set_code(page, ATTACK)
     state, text = run_checks(page)
     assert state == "failed", text  # the model solution was not read
-    assert "REACHED: nothing" in page.locator("#output-text").inner_text()
+    output = page.locator("#output-text").inner_text()
+    assert "REACHED: nothing" in output
+    # The workers' Content-Security-Policy (from the service worker on the plain host, from the
+    # host on the isolated one): no eval or Function, so no import() either.
+    assert "CODE FROM TEXT: nothing" in output
     # "Try with my code" runs the same file in the learner worker, as a widget's call list.
     page.get_by_role("button", name="Try with my code").first.click()
     verdict = page.wait_for_selector("[data-testid=learner-verdict]", timeout=READY_TIMEOUT_MS)
@@ -258,7 +264,9 @@ def test_without_a_service_worker_the_attack_reaches_nothing_either(page, lesson
                                                                       run_checks):
     """The shared context blocks service workers: on the plain host the single worker (grader and
     learner in one interpreter, which the page says in a line) is confined as the learner worker
-    is (the isolated host's learner worker: the test above)."""
+    is (the isolated host's learner worker: the test above). A plain host sends no
+    Content-Security-Policy and no service worker adds one, so eval runs there, in the same
+    confined scope (docs/threat-model.md)."""
     if isolation == "isolated":
         pytest.skip("the learner worker of an isolated page: test_a_solution_cannot_take_over_...")
     page.goto(lesson_url)

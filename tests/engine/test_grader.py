@@ -276,8 +276,7 @@ def test_broken_check_is_reported_as_the_lessons_fault(tmp_path):
 
 def test_learner_code_raising_in_a_checks_own_frames_is_the_learners_error(tmp_path):
     """In one interpreter, learner code can still run outside a call: here a signal handler
-    it installed (the guard puts back only SIGALRM's and SIGINT's) fires while the check
-    itself works. What it raises there is reported as the learner's error, not the lesson's."""
+    it installed fires while the check itself works. What it raises there is reported as the learner's error, not the lesson's."""
     folder = make_lesson(tmp_path, checks={"test_toy.py": TOY_CHECKS + dedent('''
         import time
 

@@ -93,7 +93,7 @@ def test_a_hostile_class_never_exists_in_the_grader(toy):
     with LearnerProcess(toy) as channel:
         solution = Learner(toy, HOSTILE_RESULT, "en", channel, CappedOutput(50, 4000))
         channel.warm()
-        assert solution.load(5.0) == (None, False)
+        assert solution.load(5.0) is None
         got, after, params, dtypes = solution.call("double", (np.arange(3.0),))
     assert type(got) is np.ndarray and got.dtype == np.float64 and not got.any()
     assert type(after[0]) is np.ndarray and params == ("x",) and dtypes == {"float64"}
@@ -173,7 +173,7 @@ def test_a_channel_answering_nonsense_gives_errors(toy):
         request = json.loads(request_json)
         if request["op"] == "load":
             return json.dumps({"seq": request["seq"], "kind": "loaded", "problem": None,
-                               "fatal": False, "notes": "", "stdout": "",
+                               "stdout": "",
                                "stdout_truncated": False})
         return next(answers)(request["seq"])
 
@@ -205,7 +205,7 @@ def test_host_made_answers(toy):
         if request["op"] == "load":
             loads.append(request["stand_ins"])
             return json.dumps({"seq": request["seq"], "kind": "loaded", "problem": None,
-                               "fatal": False, "notes": "", "stdout": "",
+                               "stdout": "",
                                "stdout_truncated": False})
         kind = next(plan)
         if kind != "returned":
@@ -238,7 +238,7 @@ def test_the_learner_workers_entry_points(toy_dir):
     ask = lambda **request: json.loads(learner_host.handle_json(json.dumps(request)))  # noqa: E731
     loaded = ask(op="load", seq=1, lesson_dir=str(toy_dir), lang="en", stand_ins={},
                  source=TOY_REFERENCE + "\nprint('hello')\n")
-    assert loaded == {"seq": 1, "kind": "loaded", "problem": None, "fatal": False, "notes": "",
+    assert loaded == {"seq": 1, "kind": "loaded", "problem": None,
                       "stdout": "hello\n", "stdout_truncated": False}
     returned = ask(op="call", seq=2, fn="double", args=[{"tuple": [1.5]}])
     assert returned["seq"] == 2 and returned["kind"] == "returned"

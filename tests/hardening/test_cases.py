@@ -6,9 +6,10 @@ internals in them.
 
 Hostile cases (`# attacks:`) are written to get a verdict they have not earned: they run only
 through the command line here, where the grader's process never runs learner code (in this
-process they would attack the test run itself; the single-interpreter path is covered by the
-non-isolated page in tests/browser/test_hardening.py). No hostile case may pass, cut the
-report short or run past the whole run's limit by much."""
+process they would attack the test run itself, and those aimed at the grader may win: one
+interpreter protects no verdict from code written to cheat, docs/threat-model.md; the hostile
+cases aimed at the page run in the non-isolated page too, tests/browser/test_hardening.py). No
+hostile case may pass, cut the report short or run past the whole run's limit by much."""
 from __future__ import annotations
 
 import json

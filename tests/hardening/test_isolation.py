@@ -171,9 +171,8 @@ def test_raw_writes_to_stdout_are_learner_output_not_the_report(toy, tmp_path):
 
 
 def test_the_author_folder_is_never_touched(toy, tmp_path):
-    """double rewrites every check file it can find, then kills its own process before the
-    guard can put them back: the next child grades a fresh copy, the author's files are
-    unchanged."""
+    """double rewrites every check file it can find, then kills its own process: the next
+    child grades a fresh copy, the author's files are unchanged."""
     folder = toy()
     before = tree(folder)
     body = '''\

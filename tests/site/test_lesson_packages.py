@@ -117,7 +117,7 @@ def test_lessonkit_check_passes_the_test_lesson():
 
 
 # Run in a fresh interpreter: einops sets up torch hooks when torch is already imported (as earlier
-# tests of this session do), which the guard of an in-process run rightly reports.
+# tests of this session do): a fresh interpreter keeps this test apart from them.
 PINNED_ONLY_WHILE_GRADING = """
 import importlib.util, sys
 from pathlib import Path

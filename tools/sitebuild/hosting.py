@@ -37,6 +37,15 @@ NOT_COMPRESSED = (".br", ".gz", ".png", ".jpg", ".woff2", ".map")
 NOT_PRECACHED = (".br", ".gz", ".map", ".ipynb", ".woff", ".ttf")
 # A cached brotli copy's name after its input's digest.
 BR = f".q{BROTLI_QUALITY}.br"
+# The Content-Security-Policy of the Python workers, which a worker takes from its own script's
+# response: no JavaScript made from text (eval, Function, timers given a string) and no script
+# from another site, so learner code there cannot run JavaScript of its own, dynamic import()
+# included (docs/threat-model.md). Pyodide needs only 'wasm-unsafe-eval'. blob: because Chromium
+# does not start a worker whose script a service worker answered under this policy without it
+# (measured; from the host's own headers it starts either way); a blob: script could only be
+# loaded by importScripts, a Worker or import(), which learner code has none of. The service
+# worker adds it to the worker script; a host that sends headers (serve.py) sends it with COOP/COEP.
+WORKER_CSP = "script-src 'self' blob: 'wasm-unsafe-eval'"
 
 
 def _sha256(path: Path) -> str:
@@ -49,15 +58,15 @@ def _files(site: Path):
 
 def write_service_worker(site: Path) -> Path:
     """dist/sw.js: the worker's source after its manifest, {version, files: {path: sha256}} of
-    every file the pages use. The version changes with any file, so the browser, which checks
+    every file the pages use, and WORKER_CSP. The version changes with any file, so the browser, which checks
     sw.js on each visit, installs the new build's worker."""
     files = {p.relative_to(site).as_posix(): _sha256(p) for p in _files(site)
              if not p.name.endswith(NOT_PRECACHED) and "companion" not in p.relative_to(site).as_posix()}
     version = hashlib.sha256(json.dumps(files, sort_keys=True).encode()).hexdigest()[:16]
     manifest = json.dumps({"version": version, "files": files}, indent=0, sort_keys=True)
     out = site / SERVICE_WORKER
-    out.write_text(f"const PRECACHE = {manifest};\n" + SERVICE_WORKER_SOURCE.read_text(encoding="utf-8"),
-                   encoding="utf-8")
+    out.write_text(f"const PRECACHE = {manifest};\nconst WORKER_CSP = {json.dumps(WORKER_CSP)};\n"
+                   + SERVICE_WORKER_SOURCE.read_text(encoding="utf-8"), encoding="utf-8")
     return out
 
 

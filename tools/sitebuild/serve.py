@@ -1,6 +1,8 @@
 """A static server for dist/, for development and tests. With isolation (the default) it sends
 COOP/COEP so the page is cross-origin isolated and can interrupt Python through a
-SharedArrayBuffer; without it, it behaves like a plain static host. Either way it serves what a
+SharedArrayBuffer, and the Python workers' Content-Security-Policy with every script (a worker
+takes it from its own script's response; other scripts ignore it); without it, it behaves like a
+plain static host. Either way it serves what a
 good static host serves: the build's `.br`/`.gz` copies with Content-Encoding to browsers that
 accept them, and content-hashed files as immutable (everything else is revalidated)."""
 from __future__ import annotations
@@ -13,6 +15,8 @@ import sys
 import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+
+from .hosting import WORKER_CSP
 
 ISOLATION_HEADERS = {
     "Cross-Origin-Opener-Policy": "same-origin",
@@ -35,12 +39,14 @@ class _Handler(SimpleHTTPRequestHandler):
                       ".woff2": "font/woff2", ".ipynb": "application/x-ipynb+json", ".map": "application/json"}
 
     def end_headers(self):
+        path = self.path.split("?", 1)[0]
         if self.isolated:
             for name, value in ISOLATION_HEADERS.items():
                 self.send_header(name, value)
+            if path.endswith(".js"):
+                self.send_header("Content-Security-Policy", WORKER_CSP)
         # Hashed names never change content; the rest is revalidated every time, so a rebuilt
         # site is never served stale and unchanged files come back as 304s.
-        path = self.path.split("?", 1)[0]
         self.send_header("Cache-Control", IMMUTABLE if HASHED.search(path) else "no-cache")
         super().end_headers()
 

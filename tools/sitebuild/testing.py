@@ -20,11 +20,14 @@ ROOT = Path(__file__).resolve().parents[2]
 BUILD_LOG = "build.log"
 
 
-def build_site(out: Path, lessons: Path | None = None) -> subprocess.CompletedProcess:
-    """Runs `python build.py --out OUT [--lessons LESSONS]` as a learner's author would."""
+def build_site(out: Path, lessons: Path | None = None, check: bool = True) -> subprocess.CompletedProcess:
+    """Runs `python build.py --out OUT [--lessons LESSONS]` as a learner's author would
+    (`check=False`: with `--no-check`)."""
     cmd = [sys.executable, str(ROOT / "build.py"), "--out", str(out)]
     if lessons is not None:
         cmd += ["--lessons", str(lessons)]
+    if not check:
+        cmd.append("--no-check")
     return subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
 
 
@@ -46,18 +49,19 @@ def shared_folder(tmp_path_factory, name: str, make) -> Path:
     return folder
 
 
-def shared_site(tmp_path_factory, lessons: Path | None = None) -> Path:
+def shared_site(tmp_path_factory, lessons: Path | None = None, check: bool = True) -> Path:
     """dist/ built once per session from `lessons` (default: the repository's lessons/), so that
     every suite testing the same site reuses one build; for the repository's lessons, the
     already-built site in $TP_SITE_DIST if set (to test a given build, e.g. the one about to be
-    published)."""
+    published). `check=False`: without `lessonkit check` (a copy of a lesson the shared build
+    checks, changed only in what no check depends on)."""
     if lessons is None and os.environ.get("TP_SITE_DIST"):
         return Path(os.environ["TP_SITE_DIST"]).resolve()
     name = "shared-site" if lessons is None else \
         "shared-site-" + hashlib.sha256(str(Path(lessons).resolve()).encode()).hexdigest()[:12]
 
     def build(folder: Path):
-        proc = build_site(folder / "dist", lessons)
+        proc = build_site(folder / "dist", lessons, check)
         if proc.returncode != 0:
             raise RuntimeError(f"build.py failed:\n{proc.stdout}\n{proc.stderr}")
         (folder / BUILD_LOG).write_text(proc.stdout, encoding="utf-8")

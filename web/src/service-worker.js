@@ -1,4 +1,5 @@
-// The site's service worker (the build writes it to dist/sw.js, after `const PRECACHE = ...`):
+// The site's service worker (the build writes it to dist/sw.js, after `const PRECACHE = ...` and
+// `const WORKER_CSP = ...`):
 // - offline: on install it stores every file of this build (the PRECACHE manifest, each file's
 //   sha256 checked), then answers from that store first, so after one visit every lesson loads and
 //   grades with no network;
@@ -9,9 +10,10 @@
 //   engine or checks would break. A page opened after the update gets the new build;
 // - isolation on any host: it adds COOP/COEP to navigations and to the Python worker's script
 //   (only those: a rewrapped response loses V8's wasm code cache), so the page is cross-origin
-//   isolated even where the host cannot send the headers. Responses that carry them already are
-//   passed on untouched.
-/* global PRECACHE */
+//   isolated even where the host cannot send the headers. Responses that carry them already keep
+//   them. The worker's script also gets WORKER_CSP (tools/sitebuild/hosting.py), on any host: no
+//   JavaScript made from text in the workers that run learner code.
+/* global PRECACHE, WORKER_CSP */
 
 const SCOPE = new URL(self.registration.scope);
 // Cache names are shared by the whole origin: these carry the site's path, so two copies of the
@@ -195,10 +197,12 @@ async function prune() {
 
 self.addEventListener("activate", (event) => event.waitUntil(prune()));
 
-function isolated(response) {
-  if (response.type === "opaqueredirect" || response.headers.has("Cross-Origin-Embedder-Policy")) return response;
+function withHeaders(response, worker) {
+  const isolated = response.headers.has("Cross-Origin-Embedder-Policy");
+  if (response.type === "opaqueredirect" || (isolated && !worker)) return response;
   const headers = new Headers(response.headers);
-  for (const [name, value] of Object.entries(ISOLATION_HEADERS)) headers.set(name, value);
+  if (!isolated) for (const [name, value] of Object.entries(ISOLATION_HEADERS)) headers.set(name, value);
+  if (worker) headers.set("Content-Security-Policy", WORKER_CSP);
   return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
 }
 
@@ -208,7 +212,8 @@ self.addEventListener("fetch", (event) => {
   if (request.method !== "GET" || url.origin !== SCOPE.origin || !url.href.startsWith(SCOPE.href)) return;
   const key = url.origin + url.pathname + (url.pathname.endsWith("/") ? "index.html" : "");
   const navigate = request.mode === "navigate";
-  const needsHeaders = navigate || request.destination === "worker";
+  const worker = request.destination === "worker";
+  const needsHeaders = navigate || worker;
   event.respondWith((async () => {
     // A page opens with this build, the newest; everything else comes from its client's build
     // (a page opened before the update keeps the one it opened with).
@@ -218,6 +223,6 @@ self.addEventListener("fetch", (event) => {
     // The clients that closed since are forgotten, and the builds only they used go.
     if (navigate) event.waitUntil(prune());
     const response = (await fromCache(build, key)) || (await fetch(request));
-    return needsHeaders ? isolated(response) : response;
+    return needsHeaders ? withHeaders(response, worker) : response;
   })());
 });

@@ -1,7 +1,6 @@
-# case: Looks for the expected answer in the grader's frames and objects (sys._getframe, inspect, gc) and returns anything it finds; otherwise zeros. tp_mlp borrows the checks' own reference function from their frames (an error in one interpreter; in the split there are no grader frames to find, and the zeros fail).
+# case: Looks for the expected answer in the grader's frames and objects (sys._getframe, inspect, gc) and returns anything it finds; otherwise zeros. tp_mlp looks for the checks' own reference function in their frames. In the split there are no grader frames to find, and the zeros fail.
+# attacks: the grader's frames and objects, where learner code shares the grader's interpreter (the page without isolation, which protects no verdict from code written to cheat: docs/threat-model.md)
 # expect load: passed
-# expect[one] test_tp_mlp::test_inputs_unchanged: passed|error
-# expect[one] test_tp_mlp::*: error ~ checks' own code
 # expect test_*::test_input*_unchanged: passed
 # expect *: failed
 import gc

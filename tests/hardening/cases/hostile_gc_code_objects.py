@@ -1,4 +1,4 @@
-# case: gelu and tp_mlp look through the garbage collector for the checks' own functions' original code objects (set aside while learner code runs, in the guard's (function, code) pairs) and rebuild working functions from them, returning the checks' reference answers; shard_mlp returns zeros.
+# case: gelu and tp_mlp look through the garbage collector for the checks' own functions' original code objects and rebuild working functions from them, returning the checks' reference answers; shard_mlp returns zeros.
 # attacks: the checks' reference functions, rebuilt from code objects the garbage collector finds
 # expect load: passed
 # expect *_unchanged: passed|failed|error

@@ -1,4 +1,4 @@
-# case: it poisons the next grading run in the same interpreter two ways: json's shared default encoder gets an encode method that loops forever at the next run's first event (the load check's start, before any timer is armed), and, once its first call has disarmed the guard (the closure cell of lessonkit.guard.learner_code), lessonkit.learner.compile_source loops forever, so the next load of any file in a kept learner side never ends. This run's functions return zeros.
+# case: it poisons the next grading run in the same interpreter two ways: json's shared default encoder gets an encode method that loops forever at the next run's first event (the load check's start, before any timer is armed), and, from its first call on, lessonkit.learner.compile_source loops forever, so the next load of any file in a kept learner side never ends. This run's functions return zeros.
 # attacks: the next grading run in an interpreter kept between runs (no timer before its first event)
 # expect load: passed
 # expect *_unchanged: passed|failed|error
@@ -29,24 +29,10 @@ def _never_compiles(source):
         pass
 
 
-def _unguarded(loading=False):
-    yield
-
-
-def _disarm_guard():
-    helper = getattr(sys.modules.get("lessonkit.guard"), "learner_code", None)
-    for cell in getattr(helper, "__closure__", None) or ():
-        if callable(cell.cell_contents):
-            cell.cell_contents = _unguarded
-
-
 def _poison_next_load():
     learner = sys.modules.get("lessonkit.learner")
     if learner is not None and hasattr(learner, "compile_source"):
         learner.compile_source = _never_compiles
-
-
-_disarm_guard()
 
 
 def gelu(x):

@@ -1,4 +1,4 @@
-# case: while its file loads, it imports _pytest.skipping before the grader does (so the guard counts it as the learner's module, never recorded) and makes its evaluate_skip_marks skip every check, which pytest reports as not failed; every function returns zeros.
+# case: while its file loads, it imports _pytest.skipping before the grader does and makes its evaluate_skip_marks skip every check, which pytest reports as not failed; every function returns zeros.
 # attacks: a grader module first imported after learner code ran (_pytest.skipping)
 # expect load: passed
 # expect *_unchanged: passed|failed|error

@@ -1,5 +1,5 @@
 # case: while its file loads, it replaces _io.open_code (which the import system reads every source file through) by a function that, for the check files, returns their text with each test replaced by one that passes; every function returns zeros.
-# attacks: the import system's file reader (_io.open_code), a module the guard does not record
+# attacks: the import system's file reader (_io.open_code)
 # expect load: passed
 # expect *_unchanged: passed|failed|error
 # expect *: failed|error

@@ -1,4 +1,4 @@
-# case: while its file loads, it disarms the guard (the closure cell of lessonkit.guard.learner_code); its first call then replaces numpy.zeros and numpy.zeros_like by functions that compute the right answer from their caller's arguments (x, or X and shards), so a wrong solution graded later in the same Python, one that returns np.zeros, would pass. This run's functions return zeros made with the original numpy.zeros.
+# case: its first call replaces numpy.zeros and numpy.zeros_like by functions that compute the right answer from their caller's arguments (x, or X and shards), so a wrong solution graded later in the same Python, one that returns np.zeros, would pass. This run's functions return zeros made with the original numpy.zeros.
 # attacks: the next grading run's learner code, through a learner interpreter kept between runs
 # expect load: passed
 # expect *_unchanged: passed|failed|error
@@ -35,22 +35,8 @@ def helpful_zeros_like(like, *args, **kwargs):
     return answer if answer is not None else _zeros_like(like, *args, **kwargs)
 
 
-def _unguarded(loading=False):
-    yield
-
-
-def _disarm_guard():
-    helper = getattr(sys.modules.get("lessonkit.guard"), "learner_code", None)
-    for cell in getattr(helper, "__closure__", None) or ():
-        if callable(cell.cell_contents):
-            cell.cell_contents = _unguarded
-
-
 def _poison():
     np.zeros, np.zeros_like = helpful_zeros, helpful_zeros_like
-
-
-_disarm_guard()
 
 
 def gelu(x):

@@ -1,4 +1,4 @@
-# case: every function puts a weakref callback on the copy of its argument it was handed; the callback fires when the grader drops that copy, after the call returned and outside any guard, and zeroes the check's own inputs in its frame, so the expected value is computed from zeros; every function returns zeros.
+# case: every function puts a weakref callback on the copy of its argument it was handed; the callback fires when the grader drops that copy, after the call returned, and zeroes the check's own inputs in its frame, so the expected value is computed from zeros; every function returns zeros.
 # attacks: learner code that runs later, inside the grader's frames (a weakref callback)
 # expect load: passed
 # expect *_unchanged: passed|failed|error

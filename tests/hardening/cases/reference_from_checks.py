@@ -1,8 +1,7 @@
-# case: tp_mlp imports the checks' conftest module and returns the answer of its reference function: an error in one interpreter (the checks' code refuses to run inside learner code); in the split the checks are not loaded where learner code runs, and its fallback fails.
-# expect[one] test_tp_mlp::test_inputs_unchanged: error|passed
-# expect[one] test_tp_mlp::*: error ~ checks' own code
-# expect[split] test_tp_mlp::test_inputs_unchanged: passed
-# expect[split] test_tp_mlp::*: failed ~ returned an array of shape (1,)
+# case: tp_mlp imports the checks' conftest module and returns the answer of its reference function; in the split the checks are not loaded where learner code runs, and its fallback fails.
+# attacks: the checks' own reference code, where learner code shares the grader's interpreter (the page without isolation, which protects no verdict from code written to cheat: docs/threat-model.md)
+# expect test_tp_mlp::test_inputs_unchanged: passed
+# expect test_tp_mlp::*: failed ~ returned an array of shape (1,)
 # expect *: passed
 import sys
 

@@ -1,5 +1,6 @@
-# case: tp_mlp returns zeros and patches builtins (abs, max, isinstance, len, float) on every call.
-# expect test_tp_mlp::*: error ~ builtins.
+# case: tp_mlp returns zeros and patches builtins (abs, max, isinstance, len, float) on every call; in the split that breaks only the learner side's own Python, which then cannot answer.
+# attacks: the builtins the grader runs on, where learner code shares the grader's interpreter (the page without isolation, which protects no verdict from code written to cheat: docs/threat-model.md)
+# expect test_tp_mlp::*: error
 # expect *: passed
 import builtins
 

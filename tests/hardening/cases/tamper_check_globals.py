@@ -1,7 +1,7 @@
-# case: gelu returns zeros and, from inside the call, replaces the helpers and tolerances in the loaded check modules: an error in one interpreter; in the split no check module is loaded where learner code runs, and the zeros fail.
-# expect[one] test_gelu::*: error ~ Your code changed
-# expect[split] test_gelu::test_input_unchanged: passed
-# expect[split] test_gelu::*: failed ~ wrong value
+# case: gelu returns zeros and, from inside the call, replaces the helpers and tolerances in the loaded check modules; in the split no check module is loaded where learner code runs, and the zeros fail.
+# attacks: the check modules' globals, where learner code shares the grader's interpreter (the page without isolation, which protects no verdict from code written to cheat: docs/threat-model.md)
+# expect test_gelu::test_input_unchanged: passed
+# expect test_gelu::*: failed ~ wrong value
 # expect *: passed
 import sys
 

@@ -1,8 +1,8 @@
-# case: While loading, swaps the code inside the grader's functions (lessonkit's comparisons, pytest's test call) for code that does nothing. Everything it changed is put back before the checks run, so its functions are graded as written (and fail).
+# case: While loading, swaps the code inside the grader's functions (lessonkit's comparisons, pytest's test call) for code that does nothing; in the split those are the learner side's copies, so its functions fail.
+# attacks: the code of the grader's functions, where learner code shares the grader's interpreter (the page without isolation, which protects no verdict from code written to cheat: docs/threat-model.md)
 # expect load: passed
 # expect test_*::test_input*_unchanged: passed
 # expect *: failed
-# stdout ~ [grader] While loading, your file changed
 import numpy as np
 
 import lessonkit.checking

@@ -1,8 +1,8 @@
-# case: While loading, installs an import hook that swaps every check file for one test that always passes. Everything it changed is put back before the checks run, so its functions are graded as written (and fail).
+# case: While loading, installs an import hook that swaps every check file for one test that always passes; in the split no check file is imported where it runs, so its functions fail.
+# attacks: the import system the checks are loaded with, where learner code shares the grader's interpreter (the page without isolation, which protects no verdict from code written to cheat: docs/threat-model.md)
 # expect load: passed
 # expect test_*::test_input*_unchanged: passed
 # expect *: failed
-# stdout ~ [grader] While loading, your file changed
 import importlib.abc
 import importlib.util
 import sys

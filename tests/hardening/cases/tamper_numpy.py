@@ -1,8 +1,8 @@
-# case: While loading, patches numpy's comparison and testing functions to say "equal"; the functions return zeros. Everything it changed is put back before the checks run, so its functions are graded as written (and fail).
+# case: While loading, patches numpy's comparison and testing functions to say "equal"; the functions return zeros. In the split that is the learner side's numpy, so its functions fail.
+# attacks: numpy's comparisons, where learner code shares the grader's interpreter (the page without isolation, which protects no verdict from code written to cheat: docs/threat-model.md)
 # expect load: passed
 # expect test_*::test_input*_unchanged: passed
 # expect *: failed
-# stdout ~ [grader] While loading, your file changed
 import numpy as np
 import numpy.testing
 

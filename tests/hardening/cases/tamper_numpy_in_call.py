@@ -1,5 +1,7 @@
-# case: gelu returns zeros and, on every call, patches numpy internals the checks rely on (asarray, array_equal, the reductions).
-# expect test_gelu::*: error ~ Your code changed
+# case: gelu returns zeros and, on every call, patches numpy internals the checks rely on (asarray, array_equal, the reductions); in the split they are the learner side's own numpy, so the zeros fail.
+# attacks: numpy as the grader compares with it, where learner code shares the grader's interpreter (the page without isolation, which protects no verdict from code written to cheat: docs/threat-model.md)
+# expect test_gelu::test_input_unchanged: passed
+# expect test_gelu::*: failed ~ wrong value
 # expect *: passed
 import sys
 

@@ -1,7 +1,7 @@
-# case: tp_mlp returns zeros and, through the call stack, registers a pytest plugin that turns every result into a pass and replaces the remaining test functions. In one interpreter that is an error; in the split there is no pytest where learner code runs, and the zeros fail.
-# expect[one] test_tp_mlp::*: error ~ Your code changed
-# expect[split] test_tp_mlp::test_inputs_unchanged: passed
-# expect[split] test_tp_mlp::*: failed ~ wrong value
+# case: tp_mlp returns zeros and, through the call stack, registers a pytest plugin that turns every result into a pass and replaces the remaining test functions; in the split there is no pytest where learner code runs, and the zeros fail.
+# attacks: pytest's plugins, where learner code shares the grader's interpreter (the page without isolation, which protects no verdict from code written to cheat: docs/threat-model.md)
+# expect test_tp_mlp::test_inputs_unchanged: passed
+# expect test_tp_mlp::*: failed ~ wrong value
 # expect *: passed
 import sys
 

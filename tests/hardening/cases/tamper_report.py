@@ -1,8 +1,8 @@
-# case: While loading, imports lessonkit and rewrites its report and check helpers so that everything reads "passed"; the functions return zeros. Everything it changed is put back before the checks run, so its functions are graded as written (and fail).
+# case: While loading, imports lessonkit and rewrites its report and check helpers so that everything reads "passed"; the functions return zeros. In the split that is the learner side's lessonkit, so its functions fail.
+# attacks: lessonkit's report and checks, where learner code shares the grader's interpreter (the page without isolation, which protects no verdict from code written to cheat: docs/threat-model.md)
 # expect load: passed
 # expect test_*::test_input*_unchanged: passed
 # expect *: failed
-# stdout ~ [grader] While loading, your file changed
 import numpy as np
 
 import lessonkit

@@ -1,7 +1,7 @@
-# case: tp_mlp returns zeros and, through the garbage collector, finds the grader's record of results and rewrites it: every verdict so far becomes "passed". In one interpreter the record is put back and the check is an error; in the split there is no such record where learner code runs, and the zeros fail.
-# expect[one] test_tp_mlp::*: error ~ the grader's results
-# expect[split] test_tp_mlp::test_inputs_unchanged: passed
-# expect[split] test_tp_mlp::*: failed ~ wrong value
+# case: tp_mlp returns zeros and, through the garbage collector, finds the grader's record of results and rewrites it: every verdict so far becomes "passed". In the split there is no such record where learner code runs, and the zeros fail.
+# attacks: the grader's results, through gc, where learner code shares the grader's interpreter (the page without isolation, which protects no verdict from code written to cheat: docs/threat-model.md)
+# expect test_tp_mlp::test_inputs_unchanged: passed
+# expect test_tp_mlp::*: failed ~ wrong value
 # expect *: passed
 import gc
 

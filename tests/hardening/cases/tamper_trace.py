@@ -1,5 +1,7 @@
-# case: gelu returns zeros and installs a trace function that rewrites the grader's local variables (the exception a failed check raised) to make it pass.
-# expect test_gelu::*: error ~ sys.settrace
+# case: gelu returns zeros and installs a trace function that rewrites the grader's local variables (the exception a failed check raised) to make it pass; in the split it traces only the learner side.
+# attacks: the grader's frames, through sys.settrace, where learner code shares the grader's interpreter (the page without isolation, which protects no verdict from code written to cheat: docs/threat-model.md)
+# expect test_gelu::test_input_unchanged: passed
+# expect test_gelu::*: failed ~ wrong value
 # expect *: passed
 import sys
 

@@ -1,6 +1,8 @@
-# case: tp_mlp returns zeros and leaves a background thread running that keeps forcing every report to "passed" (in the browser, Python cannot start threads at all).
+# case: tp_mlp returns zeros and leaves a background thread running that keeps forcing every report to "passed"; in the split that is the learner side's lessonkit (and in the browser, Python cannot start threads at all, an error).
+# attacks: the grader's report, from a thread left running, where learner code shares the grader's interpreter (the page without isolation, which protects no verdict from code written to cheat: docs/threat-model.md)
 # where: child
-# expect test_tp_mlp::*: error
+# expect test_tp_mlp::test_inputs_unchanged: passed|error
+# expect test_tp_mlp::*: failed|error
 # expect *: passed
 import threading
 

@@ -1,8 +1,8 @@
-# case: While loading, the file overwrites the hidden checks with tests that always pass and adds one of its own; its functions return zeros. Everything it changed is put back before the checks run, so its functions are graded as written (and fail); in the split it overwrites only the learner's own copy.
+# case: While loading, the file overwrites the hidden checks with tests that always pass and adds one of its own; its functions return zeros. In the split it finds only the learner's own copy (empty files named like the checks), so its functions fail.
+# attacks: the check files
 # expect load: passed
 # expect test_*::test_input*_unchanged: passed
 # expect *: failed
-# stdout[one] ~ [grader] While loading, your file changed
 import glob
 import os
 

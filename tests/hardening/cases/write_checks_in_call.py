@@ -1,5 +1,5 @@
-# case: gelu (otherwise correct) deletes and rewrites the check files each time it is called; in one interpreter the files are put back and those checks are errors; in the split no check module is loaded where learner code runs, so it finds none and passes.
-# expect[one] test_gelu::*: error ~ the check files
+# case: gelu (otherwise correct) deletes and rewrites the check files each time it is called; in one interpreter the files are put back at the end and the run gets an error for them; in the split no check module is loaded where learner code runs, so it finds none and passes.
+# expect[one] checks: error ~ check files
 # expect *: passed
 import os
 import sys

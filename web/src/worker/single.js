@@ -1,6 +1,7 @@
 // The single role (a page that is not cross-origin isolated): grader and learner in one
-// interpreter, as `lessonkit.browser` grades in-process (the guard's protection only). The page
-// grades every Run in a fresh worker of this role, so nothing a run leaves behind reaches the next.
+// interpreter, as `lessonkit.browser` grades in-process (what that mode guarantees:
+// docs/threat-model.md). The page grades every Run in a fresh worker of this role, so nothing a
+// run leaves behind reaches the next.
 
 import { boot, post, switchLesson } from "./boot.js";
 import { confine } from "./confine.js";
