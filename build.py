@@ -47,10 +47,12 @@ def log(message: str):
     sys.stdout.flush()
 
 
-def build(out: Path, lessons_dir: Path, minify: bool = True, live: LiveSite | None = None) -> Path:
+def build(out: Path, lessons_dir: Path, minify: bool = True, live: LiveSite | None = None,
+          check: bool = True) -> Path:
     """`live`: the watch loop's build, recorded there (LiveSite): pages get the live-reload
     snippet; no service worker, no compressed copies; a lesson whose `lessonkit check` passed on
-    the same inputs before is not checked again."""
+    the same inputs before is not checked again. `check=False` (`--no-check`): no `lessonkit
+    check` at all, for copies of lessons already checked."""
     started = time.monotonic()
     lesson_dirs = Course(lessons_dir).dirs()
     if not lesson_dirs:
@@ -60,8 +62,9 @@ def build(out: Path, lessons_dir: Path, minify: bool = True, live: LiveSite | No
     # The lessons' pinned PyPI wheels, verified (before `lessonkit check`, which grades with them).
     requirements = lesson_packages.resolve(loaded, ROOT)
     prose = lessons.render_prose(loaded, ROOT, live.renderer if live is not None else None)
-    lessons.validate(lesson_dirs, PY_DIR, ROOT, log,
-                     cache=CheckCache(ROOT / ".cache" / "checked", ROOT) if live is not None else None)
+    if check:
+        lessons.validate(lesson_dirs, PY_DIR, ROOT, log,
+                         cache=CheckCache(ROOT / ".cache" / "checked", ROOT) if live is not None else None)
     site_wheels = vendor.site_wheels(micropip=any(lesson.requirements for lesson in loaded))
     inputs = vendor.Resolver(ROOT, log=log).resolve_all(site_wheels)
 
@@ -232,7 +235,7 @@ def main(argv=None) -> int:
             return watch_and_serve(args.out, args.lessons, args.host, port, not args.no_isolation,
                                    minify=not args.no_minify)
         if not (args.command == "serve" and args.no_build):
-            build(args.out, args.lessons, minify=not args.no_minify, check=set() if args.no_check else None)
+            build(args.out, args.lessons, minify=not args.no_minify, check=not args.no_check)
         if args.command == "serve":
             run_server(args.out, args.host, port, isolated=not args.no_isolation)
         return 0

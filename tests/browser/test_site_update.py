@@ -48,11 +48,10 @@ def build_b(tmp_path_factory):
     check.write_text(check.read_text().replace(f'"""{TITLE}', f'"""{TITLE_B}', 1))
     (lesson / "lesson.md").write_text((lesson / "lesson.md").read_text() + f"\n{PROSE_B}\n")
     (lesson / "reference.py").write_text(SOLUTION_B + REFERENCE)
-    # Build B's reports differ from the recorded ones on purpose (a new title): without golden
-    # reports the build proves the lesson as ever and has nothing to compare them with.
-    shutil.rmtree(lesson / "golden")
+    # Build B is tp-mlp with a new title, prose and reference: nothing the update test looks at
+    # depends on `lessonkit check`, which the shared build ran on tp-mlp.
     out = tmp_path_factory.mktemp("site-b") / "dist"
-    proc = build_site(out, lessons)
+    proc = build_site(out, lessons, check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return out
 

@@ -245,8 +245,8 @@ def expect_backward(c: Call, expected, mistakes, parts=("dX", "grads")):
 @pytest.fixture
 def ref():
     """The correct math and the classic mistakes, to compute expectations and hints. The
-    lesson's own are module-level functions here (lessonkit's guard makes them refuse to run
-    inside learner code); GeLU′ is lessonkit.checkmath's, a public formula."""
+    lesson's own live here, in checks/, which learner code cannot reach where it runs apart from
+    the grader (docs/threat-model.md); GeLU′ is lessonkit.checkmath's, a public formula."""
     return SimpleNamespace(gelu_grad=tanh_gelu_grad, backward=unsplit_backward,
                            mistakes=backward_mistakes, gelu_grad_mistakes=gelu_grad_mistakes,
                            expect=expect_backward)

@@ -59,8 +59,8 @@ def partials(X, shards, n_heads, causal=True):
 @pytest.fixture
 def ref():
     """The correct functions and the usual wrong ones, to compute expectations and hints.
-    All are module-level functions here: lessonkit's guard makes them refuse to run inside
-    learner code, so a solution cannot borrow their answers."""
+    All live here, in checks/, which learner code cannot reach where it runs apart from the
+    grader (docs/threat-model.md), so a solution cannot borrow their answers."""
     return SimpleNamespace(attention=attention, tp=tp, partials=partials)
 
 

@@ -129,9 +129,9 @@ def expect_float(c):
 
 @pytest.fixture
 def model():
-    """The correct model and its wrong versions, to compute expectations and hints. All are
-    module-level functions here: lessonkit's guard makes them refuse to run inside learner
-    code, so a solution cannot borrow their answers."""
+    """The correct model and its wrong versions, to compute expectations and hints. All live
+    here, in checks/, which learner code cannot reach where it runs apart from the grader
+    (docs/threat-model.md), so a solution cannot borrow their answers."""
     return SimpleNamespace(ring_bytes=ring_bytes, allreduce_time=allreduce_time, flops=flops,
                            layer_time=layer_time, speedup=speedup, best=best, degrees=degrees,
                            comm_mistakes=comm_mistakes, step_mistakes=step_mistakes,

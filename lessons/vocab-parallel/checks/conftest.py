@@ -142,8 +142,8 @@ def grad_local_max(shards, targets):
 @pytest.fixture
 def ref():
     """The correct functions and the classic wrong ones, expect_close_range and call_lookup.
-    All are module-level functions of the checks folder: lessonkit's guard makes them refuse
-    to run inside learner code, so a solution cannot borrow their answers."""
+    All live in the checks folder, which learner code cannot reach where it runs apart from the
+    grader (docs/threat-model.md), so a solution cannot borrow their answers."""
     return SimpleNamespace(
         owned_range=owned_range, embedding=embedding, embedding_shares=embedding_shares,
         embedding_no_mask=embedding_no_mask,
