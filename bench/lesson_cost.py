@@ -20,7 +20,7 @@ from authorkit.course import Course  # noqa: E402
 PARTS = {
     "checks": ["checks/**/*.py"],
     "wrong": ["wrong.toml", "wrong/**/*.py"],
-    "widgets": ["widgets/**/*.js"],
+    "widgets": ["widgets/**/*.js", "widget-lib/**/*.js"],
     "companion": ["companion/**/*.py"],
 }
 

@@ -160,7 +160,7 @@ def call_lookup(solution, name, *args):
     try:
         return call(solution, name, *args)
     except LearnerError as exc:
-        if exc.fatal or "IndexError" not in exc.message:
+        if "IndexError" not in exc.message:
             raise
         if "integer" in exc.message:  # numpy's words for a float used as an index
             raise LearnerError(exc.message + "\n" + _(
@@ -194,11 +194,7 @@ def range_note(solution, V, n):
         try:
             got = call(solution, "vocab_range", V, rank, n).got
             pair = tuple(int(v) for v in got)
-        except LearnerError as exc:
-            if exc.fatal:
-                raise
-            return None
-        except (TimedOutBefore, TypeError, ValueError, OverflowError):
+        except (LearnerError, TimedOutBefore, TypeError, ValueError, OverflowError):
             return None
         start, end = owned_range(V, rank, n)
         if pair != (start, end):
