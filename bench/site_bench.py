@@ -277,7 +277,7 @@ def lesson_visit(context, url: str, references: dict, server, run_at_once: bool,
         # the next lesson as a learner who reads between Runs meets them.
         page.wait_for_function(IDLE, timeout=TIMEOUT_MS)
         row["stop run"] = stop_then_run(page, looping_gelu(reference), reference)
-        time.sleep(1.5)
+        time.sleep(2.5)  # past the idle delay before a spare (2 s)
         page.wait_for_function(IDLE, timeout=TIMEOUT_MS)
         row["next ready"], row["next run"] = next_lesson(page)
     # The cold visit installs the service worker: let it finish, so the warm visit gets it.

@@ -90,10 +90,12 @@ def test_python_loads_in_the_background_with_visible_progress(page, lesson_url, 
     python_ready(page)
     assert any(re.search(r"Downloading Python: \d+\.\d of \d+\.\d MB", s) for s in seen), seen[:5]
     # A page holds the Pythons its first Run needs and one spare, started once the page is idle
-    # after ready (the next Run's, or Stop's replacement), and no more. Past the page's idle
-    # delay before a spare (0.3 s):
-    page.wait_for_timeout(2000)
+    # after ready (the next Run's, or Stop's replacement), and no more: once the spare has
+    # booted, a moment later nothing else has started.
     want = ["grader", "learner", "learner"] if isolation == "isolated" else ["single", "single"]
+    page.wait_for_function("n => window.__workers.filter((w) => w.ready).length >= n",
+                           arg=len(want), timeout=120_000)
+    page.wait_for_timeout(500)
     assert sorted(w["role"] for w in workers(page)) == want, workers(page)
     assert "Python is ready" in page.locator("#python-progress").inner_text()
     assert page.get_by_role("button", name="Run", exact=True).is_enabled()
@@ -326,7 +328,10 @@ def test_reference_and_wrong_gallery_grade_as_in_cpython(shared_page, set_code, 
     assert mismatches == {}, json.dumps(mismatches, indent=1, ensure_ascii=False)[:4000]
 
 
-ALL_WORKERS_READY = "window.__workers.filter((w) => !w.ended).every((w) => w.ready)"
+# The page holds all its Pythons, booted: the grader, the learner and the spare (isolated), or
+# the single worker and its spare (plain).
+SPARE_BOOTED = """n => { const live = window.__workers.filter((w) => !w.ended);
+                         return live.length >= n && live.every((w) => w.ready); }"""
 
 
 @ON_SHARED_PAGE
@@ -337,7 +342,7 @@ def test_next_lesson_and_back_keep_python_loaded(shared_page, set_code, run_chec
     lesson's own code."""
     page = shared_page
     # The spare, started once the page was idle, has booted: anything starting from here is a boot.
-    page.wait_for_function(ALL_WORKERS_READY, timeout=READY_TIMEOUT_MS)
+    page.wait_for_function(SPARE_BOOTED, arg=3 if isolation == "isolated" else 2, timeout=READY_TIMEOUT_MS)
     set_code(page, "# my tp-mlp\n" + STARTER)
     logged = len(boots(page))
     page.get_by_role("navigation", name="Lessons").get_by_role("link").first.click()

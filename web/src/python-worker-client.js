@@ -26,9 +26,10 @@ const GRACE_MS = protocol.grace_s * 1000;
 const REALARM_MS = protocol.realarm_s * 1000;
 // The spare worker (the next Run's, or the one that takes over after Stop or a time limit)
 // starts once the page has been idle this long after Python got ready or after a job: never
-// during a Run, which it would slow down on a machine with few cores. One is always kept (a
-// few hundred MB), so neither a Run right after a Run nor Stop ever waits for Python to boot.
-const SPARE_AFTER_IDLE_MS = 300;
+// during a Run, nor while the learner's first moves on a fresh page (typing, the widgets, a
+// first Run) want the CPU a boot takes on a machine with few cores. One is then always kept (a
+// few hundred MB), so neither a Run right after a Run nor Stop waits for Python to boot.
+const SPARE_AFTER_IDLE_MS = 2000;
 
 /** A timer that can be paused (while a replaced worker starts: restarting is never charged). */
 class Countdown {
