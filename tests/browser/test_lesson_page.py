@@ -307,6 +307,14 @@ def covering(solutions):
 
 
 @ON_SHARED_PAGE
+def drawn_apart(checks: dict[str, tuple]) -> dict[str, tuple]:
+    """golden.comparable's checks, a `test_fresh_*` check's message left out: it quotes the
+    arguments that Run drew (the page draws anew on every Run; the golden reports' seed is fixed),
+    so only its status and title are the same."""
+    return {cid: (status, title, "" if "::test_fresh_" in cid else message)
+            for cid, (status, title, message) in checks.items()}
+
+
 def test_reference_and_wrong_gallery_grade_as_in_cpython(shared_page, set_code, run_checks, isolation):
     """Through the two workers, the reference and known-wrong solutions covering every check get
     exactly the golden reports' verdicts, titles and messages, which CPython gives them (`lessonkit
@@ -320,8 +328,8 @@ def test_reference_and_wrong_gallery_grade_as_in_cpython(shared_page, set_code, 
     for name, source in [(golden.REFERENCE, REFERENCE), *[(n, src) for n, src, _ in covering(wrong_solutions())]]:
         set_code(page, source)
         run_checks(page)
-        got = golden.comparable(page.evaluate("window.__reports")[-1]["checks"])
-        want = golden.comparable(golden.expected(lesson, name, "en"))
+        got = drawn_apart(golden.comparable(page.evaluate("window.__reports")[-1]["checks"]))
+        want = drawn_apart(golden.comparable(golden.expected(lesson, name, "en")))
         if got != want:
             mismatches[name] = {k: (want.get(k), got.get(k)) for k in want.keys() | got.keys()
                                 if want.get(k) != got.get(k)}
@@ -332,6 +340,14 @@ def test_reference_and_wrong_gallery_grade_as_in_cpython(shared_page, set_code, 
 # the single worker and its spare (plain).
 SPARE_BOOTED = """n => { const live = window.__workers.filter((w) => !w.ended);
                          return live.length >= n && live.every((w) => w.ready); }"""
+
+
+def arrived(page, slug: str):
+    """Waits until the page shows lesson `slug`, ready: Back and Forward change the address at
+    once, before the page has fetched and mounted the lesson."""
+    page.wait_for_function("""slug => JSON.parse(document.getElementById("lesson-config").textContent).lesson.id === slug
+        && document.querySelector("#python-progress[data-state=ready]") !== null""", arg=slug,
+                           timeout=READY_TIMEOUT_MS)
 
 
 @ON_SHARED_PAGE
@@ -361,14 +377,13 @@ def test_next_lesson_and_back_keep_python_loaded(shared_page, set_code, run_chec
     page.keyboard.press("ControlOrMeta+End")
     page.keyboard.insert_text("\n# my fg-backward\n")
     page.go_back()
-    page.wait_for_url("**/lessons/tp-mlp/index.html")
-    page.wait_for_selector("#python-progress[data-state=ready]", timeout=READY_TIMEOUT_MS)
+    arrived(page, "tp-mlp")
     assert editor_text(page).startswith("# my tp-mlp\n")
     page.go_forward()
-    page.wait_for_url("**/lessons/fg-backward/index.html")
+    arrived(page, "fg-backward")
     assert editor_text(page).endswith("# my fg-backward\n")
     page.go_back()
-    page.wait_for_selector("#python-progress[data-state=ready]", timeout=READY_TIMEOUT_MS)
+    arrived(page, "tp-mlp")
     set_code(page, REFERENCE)
     assert run_checks(page)[0] == "passed"
     assert "verdict" in boots(page)[logged:] and "grader" not in boots(page)[logged:]

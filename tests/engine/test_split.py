@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from lessonkit import grade, load_lesson
-from lessonkit.channel import Callback
+from lessonkit.channel import Callback, InProcess
 from lessonkit.learner_process import LearnerProcess, grade_split
 
 from conftest import TOY_REFERENCE, make_lesson
@@ -29,16 +29,17 @@ def statuses(report):
 
 
 def test_tp_mlp_reference_and_wrong_gallery_grade_the_same_in_both_channels():
-    """One child process serves the reference and every wrong/ solution in turn (a `load`
-    starts each run), and every verdict and message equals the in-process one."""
+    """One child process serves the reference and every known-wrong solution in turn (a `load`
+    starts each run), and every verdict and message equals the in-process one (both drawing the
+    same fresh arguments: one seed)."""
     lesson = load_lesson(ROOT / "lessons" / "tp-mlp")
     sources = {"reference": lesson.reference.read_text(encoding="utf-8"),
                **{w.name: w.source for w in lesson.wrong}}
     assert len(sources) > 3
     with LearnerProcess(lesson) as channel:
         for name, source in sources.items():
-            split = grade(lesson, source, learner=channel)
-            here = grade(lesson, source)
+            split = grade(lesson, source, learner=channel, seed=7)
+            here = grade(lesson, source, learner=InProcess(), seed=7)
             assert verdicts(split) == verdicts(here), name
             assert split.stdout == here.stdout, name
     assert grade(lesson, lesson.reference.read_text()).passed

@@ -244,12 +244,14 @@ def distinctive_lines(lesson_dir: Path) -> list[str]:
     """Lines of reference.py that appear in no file any lesson ships on purpose (a line as
     common as `x = np.asarray(x, dtype=float)` may sit in another lesson's checks): seeing any
     of them in dist/ means the model solution leaked. The companion (the same math in torch), the
-    given code (an earlier lesson's gelu) and the hints' last steps are shipped on purpose."""
+    given code (an earlier lesson's gelu), the hints' last steps and the checks' public formulas
+    (lessonkit.checkmath) are shipped on purpose."""
     shipped = "".join(p.read_text() for lesson in LESSONS
                       for p in [lesson / "starter.py", *(lesson / "checks").rglob("*.py"),
                                 *(lesson / "companion").rglob("*.py"), *lesson.glob("hints.toml"),
                                 *(lesson / "locale").glob("*.po")])
     shipped += "".join(source for lesson in LESSONS for source in load_lesson(lesson).given.values())
+    shipped += (ROOT / "py" / "lessonkit" / "checkmath.py").read_text()
     lines = []
     for line in (lesson_dir / "reference.py").read_text().splitlines():
         line = line.strip()

@@ -1,6 +1,7 @@
-# case: gelu never returns for 3-D input: that one check times out, the later check that calls gelu is skipped (one time limit per loop), every other check still runs and passes.
+# case: gelu never returns for 3-D input: that one check times out, the later checks that call gelu are skipped (one time limit per loop), every other check still runs and passes.
 # expect test_gelu::test_shape[3-D]: timeout ~ still running after 2 s
 # expect test_gelu::test_input_unchanged: timeout ~ Skipped: gelu ran out of time above
+# expect test_gelu::test_fresh_values: timeout ~ Skipped: gelu ran out of time above
 # expect *: passed
 import numpy as np
 
