@@ -34,3 +34,15 @@ def browser():
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield browser
         browser.close()
+
+
+@pytest.fixture
+def set_code():
+    """set_code(page, source): the editor's text replaced as a paste would (no auto-indent or
+    bracket closing), on any lesson page."""
+    def set_code(page, source: str):
+        page.locator(".cm-content").focus()
+        page.keyboard.press("ControlOrMeta+a")
+        page.keyboard.press("Delete")
+        page.keyboard.insert_text(source)
+    return set_code

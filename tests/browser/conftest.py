@@ -4,7 +4,7 @@ helpers that drive a lesson page the way a learner does.
 
 Fixtures: built_site, isolation, site_url, lesson_url, browser, context, page, lesson_page,
 short_limits_lesson, short_limits_url and short_limits_page (tp-mlp with short time limits),
-python_ready, set_code, editor_text, run_checks, screenshot; RECORD_WORKERS and `workers(page)`
+python_ready, editor_text, run_checks, screenshot (set_code: tests/conftest.py); RECORD_WORKERS and `workers(page)`
 for what the page did with its Python workers; RECORD_BOOTS and `boots(page)` for every Python
 worker the tab started, across page loads. Every test that uses site_url (directly or
 through page/lesson_page) runs once per isolation mode.
@@ -283,17 +283,6 @@ def editor_text():
         page.keyboard.press("ControlOrMeta+c")
         return page.evaluate("navigator.clipboard.readText()")
     return text
-
-
-@pytest.fixture
-def set_code():
-    """Replaces the editor's text as a paste would (no auto-indent or bracket closing)."""
-    def set_code(page, text: str):
-        page.locator(".cm-content").focus()
-        page.keyboard.press("ControlOrMeta+a")
-        page.keyboard.press("Delete")
-        page.keyboard.insert_text(text)
-    return set_code
 
 
 @pytest.fixture

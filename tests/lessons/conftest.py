@@ -4,7 +4,7 @@ solutions are graded once per session in Pyodide (every lesson in one Node proce
 start) and compared with the lesson's golden reports (authorkit.golden), which the build's
 `lessonkit check` proved CPython still gives. `open_page` opens a lesson page in a new tab of one
 warm browser context; `open_lesson` a lesson's page with its widgets mounted, `shared_lesson` one
-such tab shared by a module's tests; `shot` and `set_code` are what every widget test does."""
+such tab shared by a module's tests; `shot` and `set_code` (tests/conftest.py) are what every widget test does."""
 from __future__ import annotations
 
 import sys
@@ -167,14 +167,3 @@ def shot(request):
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         target.screenshot(path=str(SCREENSHOTS / f"{request.module.LESSON.name}-{name}.png"))
     return shoot
-
-
-@pytest.fixture
-def set_code():
-    """set_code(page, source): the editor's text replaced as a paste would (no auto-indent)."""
-    def set_code(page, source: str):
-        page.locator(".cm-content").focus()
-        page.keyboard.press("ControlOrMeta+a")
-        page.keyboard.press("Delete")
-        page.keyboard.insert_text(source)
-    return set_code
