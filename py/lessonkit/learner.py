@@ -83,7 +83,7 @@ def new_module(code: types.CodeType) -> types.ModuleType:
     previous = sys.modules.get(MODULE_NAME)
     sys.modules[MODULE_NAME] = module
     try:
-        run_learner(lambda: exec(code, module.__dict__), _("your file"), loading=True)
+        run_learner(lambda: exec(code, module.__dict__), _("your file"))
     finally:
         if previous is None:
             sys.modules.pop(MODULE_NAME, None)
@@ -107,9 +107,9 @@ def stack_headroom(frames: int):
         _headroom = previous
 
 
-def run_learner(fn, what: str, loading: bool = False):
-    """Call learner code: a limited stack, errors as LearnerError (`loading`: the file's
-    top-level code).
+def run_learner(fn, what: str):
+    """Call learner code (the file's top-level code, or one of its functions): a limited
+    stack, errors as LearnerError.
 
     `what` names the code in messages ("gelu", "your file"). CheckTimeout, KeyboardInterrupt
     and TimedOutBefore pass through untouched (the caller reports them). Nothing here stands

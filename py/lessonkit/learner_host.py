@@ -102,7 +102,7 @@ class Host:
                 # Looking at the module's functions may run learner code too (a module
                 # __getattr__, a callable object's __signature__).
                 problem = learner.run_learner(lambda: missing_functions(lesson, module),
-                                              _("your file"), loading=True)
+                                              _("your file"))
             except LearnerError as exc:
                 module, problem = None, exc.message
         if module is not None:

@@ -4,7 +4,8 @@ solutions are graded once per session in Pyodide (every lesson in one Node proce
 start) and compared with the lesson's golden reports (authorkit.golden), which the build's
 `lessonkit check` proved CPython still gives. `open_page` opens a lesson page in a new tab of one
 warm browser context; `open_lesson` a lesson's page with its widgets mounted, `shared_lesson` one
-such tab shared by a module's tests; `shot` and `set_code` (tests/conftest.py) are what every widget test does."""
+such tab shared by a module's tests; `shot` and `set_code` (tests/conftest.py) are what every
+widget test does."""
 from __future__ import annotations
 
 import sys
@@ -87,8 +88,6 @@ def lesson_context(browser):
     context = browser.new_context(service_workers="block")
     yield context
     context.close()
-
-
 
 
 SCREENSHOTS = ROOT / "artifacts" / "screenshots"
