@@ -127,7 +127,7 @@ def aborted_ranks(folder):
     """The failure records the ranks that raised left in `folder` (see abort), first raised first."""
     records = []
     for name in sorted(os.listdir(folder)):
-        if name.startswith("aborted-rank"):
+        if name.startswith("aborted-rank") and name.endswith(".json"):  # not a .part being written
             with open(os.path.join(folder, name)) as fh:
                 records.append(json.load(fh))
     return sorted(records, key=lambda r: r["at"])
@@ -153,9 +153,26 @@ def abort(failure, folder=None):
     torchrun) stops the others when one exits with an error."""
     print(f"companionkit: {failure}\n{failure.trace}", file=sys.stderr, flush=True)
     if folder is not None:
-        with open(os.path.join(folder, f"aborted-rank{failure.rank}.json"), "w") as fh:
-            json.dump({**failure.record(), "at": failure.at}, fh)
+        publish_json(os.path.join(folder, f"aborted-rank{failure.rank}.json"), {**failure.record(), "at": failure.at})
     exit_now(1)
+
+
+def publish_json(path, record, exclusive=False):
+    """Writes `record` to `path` whole or not at all: the launcher ends the other ranks (SIGTERM)
+    as soon as one exits with an error, which may be while a rank is still writing its record, so
+    it is written beside the path first and then linked into place. `exclusive`: FileExistsError
+    when `path` exists already (the first rank to publish keeps it)."""
+    partial = f"{path}.{os.getpid()}.part"
+    try:
+        with open(partial, "w") as fh:
+            json.dump(record, fh)
+        if exclusive:
+            os.link(partial, path)
+        else:
+            os.replace(partial, path)
+    finally:
+        if os.path.exists(partial):
+            os.unlink(partial)
 
 
 def leave(rank, status):

@@ -199,7 +199,7 @@ def _fresh_import(folder, module):
 def _worker(rank, world, port, jobs, out, timeout):
     import torch.distributed as dist
 
-    from .launch import abort, join, leave
+    from .launch import abort, join, leave, publish_json
 
     device = join("gloo", rank, world, f"tcp://127.0.0.1:{port}", {"timeout_s": timeout})
     for folder, module, options in jobs:
@@ -215,9 +215,8 @@ def _worker(rank, world, port, jobs, out, timeout):
         try:
             report = companion.run(rank, world, device, "gloo", options)
         except companion_failure() as failure:
-            try:  # the first rank to raise is the copy's record ("x": the others find it there)
-                with open(out + ".aborted", "x") as fh:
-                    json.dump({"aborted": failure.record(), "at": failure.at}, fh)
+            try:  # the first rank to raise is the copy's record (the others find it there)
+                publish_json(out + ".aborted", {"aborted": failure.record(), "at": failure.at}, exclusive=True)
             except FileExistsError:
                 pass
             abort(failure)
