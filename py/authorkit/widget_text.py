@@ -84,9 +84,10 @@ def read(path: Path, languages: list[str]) -> tuple[dict, list[LessonError]]:
         return {}, [LessonError(path, exc.lineno, f"not valid JSON: {exc.msg}")]
     except LessonError as exc:
         return {}, [exc]
-    if not isinstance(data, dict) or set(data) != set(languages):
+    if not isinstance(data, dict) or not set(languages) <= set(data):
         return {}, [LessonError(path, 1, f"a widget's text is {{{', '.join(map(json.dumps, languages))}}}: "
                                 f"one object per language of the lesson (found {sorted(data) if isinstance(data, dict) else type(data).__name__})")]
+    languages = [*languages, *(lang for lang in data if lang not in languages)]  # more is fine, each complete
     problems = []
     for lang in languages:
         if not isinstance(data[lang], dict):

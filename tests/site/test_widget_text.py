@@ -120,3 +120,10 @@ def test_the_build_stops_at_a_text_mistake_before_bundling(tp_mlp_copy):
         f"{rel}:{sum_line}: 'sum' has no Polish text: add it to \"pl\"",
         f"{rel}:{sums_line}: 'sums' has no English text: add it to \"en\"",
         f"{rel}:{prompt_line}: 'prompt': the Polish placeholders ['x'] differ from the English []"]
+
+
+def test_every_language_of_the_lesson_needs_its_text(tmp_path):
+    js = widget(tmp_path, '{"en": {"title": "Hello"}}')
+    assert messages(widget_text_problems(js, LANGS)) == [
+        "demo.text.json:1: a widget's text is {\"en\", \"pl\"}: one object per language of the lesson (found ['en'])"]
+    assert widget_text_problems(js, ["en"]) == []  # an English-only lesson (the scaffold's)
