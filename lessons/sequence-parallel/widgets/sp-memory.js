@@ -6,6 +6,7 @@
 import "./sp-memory.css";
 import { h, fill } from "widget-kit/dom.js";
 import { formatNumberIn, translator } from "widget-kit/i18n.js";
+import { card } from "widget-kit/views.js";
 import TEXT from "./sp-memory.text.json" with { type: "json" };
 import { decimalIn } from "widget-kit/matrix.js";
 import { numberField, readNumber, toggle } from "widget-kit/controls.js";
@@ -49,10 +50,8 @@ export function mount(el, ctx) {
       chart: h("div", { class: "spm-chart", "data-testid": "bars" }),
       comm: h("div", { class: "tpw-panel spm-comm", "data-testid": "comm" }),
     };
-    fill(el, h(
-      "section", { class: "tpw spm", lang },
-      h("h3", { class: "tpw-title" }, t(lang, "title")),
-      h("p", { class: "tpw-intro" }, t(lang, "intro")),
+    fill(el, card(
+      { lang, cls: "spm", title: t(lang, "title"), intro: t(lang, "intro") },
       h("fieldset", { class: "spm-fields" }, Object.values(fields).map((f) => f.el)),
       h("div", { class: "spm-switches" }, choice("sp", "switch-sp"), choice("selective", "switch-sel")),
       view.current,

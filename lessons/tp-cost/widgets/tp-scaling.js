@@ -6,6 +6,7 @@
 import "./tp-scaling.css";
 import { h, fill } from "widget-kit/dom.js";
 import { formatFixed, formatPercent, translator } from "widget-kit/i18n.js";
+import { card } from "widget-kit/views.js";
 import TEXT from "./tp-scaling.text.json" with { type: "json" };
 import { parseNumber } from "widget-kit/matrix.js";
 import { numberField, readNumber, slider } from "widget-kit/controls.js";
@@ -64,9 +65,7 @@ export function mount(el, ctx) {
       legend: h("div"),
       table: h("div", { class: "tps-table-wrap" }),
     };
-    fill(el, h("section", { class: "tpw tps", lang },
-      h("h3", { class: "tpw-title" }, t(lang, "title")),
-      h("p", { class: "tpw-intro" }, t(lang, "intro")),
+    fill(el, card({ lang, cls: "tps", title: t(lang, "title"), intro: t(lang, "intro") },
       h("div", { class: "tpw-panel tps-predict" },
         h("h4", {}, t(lang, "predict-title")),
         h("p", {}, t(lang, "predict-prompt")),

@@ -6,6 +6,7 @@
 import "./tp-timeline.css";
 import { h, fill } from "widget-kit/dom.js";
 import { translator } from "widget-kit/i18n.js";
+import { card } from "widget-kit/views.js";
 import TEXT from "./tp-timeline.text.json" with { type: "json" };
 import { numberField, readNumber, select, toggle } from "widget-kit/controls.js";
 import { pytorchCounts } from "../widget-lib/tp-model.js";
@@ -60,9 +61,7 @@ export function mount(el, ctx) {
     const heads = numberField({ label: t(lang, "heads"), name: "heads", text: state.headsText, attrs: { "data-testid": "heads", inputmode: "numeric" },
       onInput: (text) => { state.headsText = text; compute(); } });
     view = { heads, out: h("div", {}) };
-    fill(el, h("section", { class: "tpw tptl", lang },
-      h("h3", { class: "tpw-title" }, t(lang, "title")),
-      h("p", { class: "tpw-intro" }, t(lang, "intro")),
+    fill(el, card({ lang, cls: "tptl", title: t(lang, "title"), intro: t(lang, "intro") },
       h("fieldset", { class: "tpw-sizes" }, choose("n", "n", N_CHOICES), heads.el, choose("L", "layers", L_CHOICES),
         toggle({ label: t(lang, "sp"), checked: state.sp, attrs: { "data-testid": "sp" }, onChange: (on) => { state.sp = on; compute(); } })),
       view.out));

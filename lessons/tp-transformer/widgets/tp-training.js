@@ -6,6 +6,7 @@
 import "./tp-training.css";
 import { h, fill } from "widget-kit/dom.js";
 import { formatFixed, translator } from "widget-kit/i18n.js";
+import { card } from "widget-kit/views.js";
 import TEXT from "./tp-training.text.json" with { type: "json" };
 import { numberField, readNumber, select } from "widget-kit/controls.js";
 import { legend, plot, redrawOnResize, widthOf } from "widget-kit/plot.js";
@@ -44,9 +45,7 @@ export function mount(el, ctx) {
     const fields = Object.fromEntries(Object.keys(FIELDS).map((key) => [key, numberField({ label: t(lang, key), name: key,
       text: state.text[key], lang, attrs: { "data-testid": key }, onInput: (text) => { state.text[key] = text; compute(); } })]));
     view = { fields, out: h("div", {}) };
-    fill(el, h("section", { class: "tpw tptr", lang },
-      h("h3", { class: "tpw-title" }, t(lang, "title")),
-      h("p", { class: "tpw-intro" }, t(lang, "intro")),
+    fill(el, card({ lang, cls: "tptr", title: t(lang, "title"), intro: t(lang, "intro") },
       h("fieldset", { class: "tpw-sizes" },
         select({ label: t(lang, "n"), options: N_CHOICES, value: state.n, attrs: { "data-size": "n" },
           onChange: (n) => { state.n = n; render("n"); } }),
