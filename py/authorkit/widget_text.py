@@ -30,6 +30,7 @@ _FIELD = re.compile(r"\{(\w+)\}")
 # A literal key in the code: t(lang, "key" or t(state.lang, 'key' (a key built at run time,
 # t(lang, `step-${k}`), cannot be checked here).
 _CODE_KEY = re.compile(r"""\bt\(\s*[\w.]+\s*,\s*(?:"([\w-]+)"|'([\w-]+)')""")
+_SHOWS_TEXT = re.compile(r"\btranslator\(|\bt\(")  # a widget with no text of its own needs no file
 _KIT_IMPORT = re.compile(r"""from\s+["']widget-kit/([\w-]+\.js)["']""")
 
 
@@ -139,7 +140,7 @@ def widget_text_problems(widget: Path, languages: list[str]) -> list[LessonError
     source, path = _read(widget), text_file(widget)
     if not path.is_file():
         return [LessonError(widget, 1, f"the widget's text file {path.name} is missing: every text a "
-                            "widget shows lives there, in each language (docs/widgets.md)")] if "t(" in source else []
+                            "widget shows lives there, in each language (docs/widgets.md)")] if _SHOWS_TEXT.search(source) else []
     data, problems = read(path, languages)
     if problems:
         return problems

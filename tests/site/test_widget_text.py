@@ -127,3 +127,9 @@ def test_every_language_of_the_lesson_needs_its_text(tmp_path):
     assert messages(widget_text_problems(js, LANGS)) == [
         "demo.text.json:1: a widget's text is {\"en\", \"pl\"}: one object per language of the lesson (found ['en'])"]
     assert widget_text_problems(js, ["en"]) == []  # an English-only lesson (the scaffold's)
+
+
+def test_a_widget_without_text_of_its_own_needs_no_text_file(tmp_path):
+    js = tmp_path / "demo.js"
+    js.write_text('export const calls = [];\nexport function mount(el) {\n  el.append(document.createElement("hr"));\n}\n')
+    assert widget_text_problems(js, LANGS) == []
