@@ -76,7 +76,7 @@ def build(out: Path, lessons_dir: Path, minify: bool = True, live: LiveSite | No
     stage.chmod(0o755)  # mkdtemp's 0700 would keep a web server's user out
     try:
         log("bundling the front end")
-        assets = bundle.bundle(ROOT, stage / "assets", lessons.widgets(loaded), minify=minify)
+        assets = bundle.bundle(ROOT, stage / "assets", lessons.widgets(loaded, ROOT), minify=minify)
         engine_zip = stage / "py" / "lessonkit.zip"
         lessons.write_zip(engine_zip, lessons.engine_entries(PY_DIR))
         compiled = precompile.Precompiler(inputs["pyodide.asm.wasm"].parent, ROOT / ".cache" / "pyc", log) \

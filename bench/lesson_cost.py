@@ -1,6 +1,8 @@
 """What each lesson costs in code: lines of checks (with their conftest), known-wrong solutions
 (wrong.toml and any wrong/ files), widgets, and the companion's library, per lesson, besides
 prose, notebooks and translations (issue 27's measure; the goal is 700 lines per lesson).
+Translations are locale/*.po and each widget's text file, widgets/<name>.text.json (its English
+and Polish, docs/widgets.md): only the widgets' .js files count as widget code.
 
     .venv/bin/python bench/lesson_cost.py [LESSONS_DIR]
 

@@ -13,6 +13,7 @@ from lessonkit.lesson import WRONG_TOML, Lesson, LessonError, _Locator, _read
 from lessonkit.requirements import Pin
 
 from .wheel_cache import PinError, install
+from .widget_text import lesson_text_problems
 
 
 def requirement_problems(lesson: Lesson) -> list[LessonError]:
@@ -88,7 +89,8 @@ _JS_STRING = re.compile(r"""\s*(?:"([^"\\]*)"|'([^'\\]*)')\s*(?:,|$)""")
 def widget_problems(lesson: Lesson) -> list[LessonError]:
     """The lesson's widgets against its files (authoring folders only): every name in `widgets`
     is a file widgets/<name>.js exporting `mount` and `calls`, every file there is declared,
-    and every learner function in `calls` is one the lesson declares."""
+    every learner function in `calls` is one the lesson declares, and its text file beside it
+    is complete in every language (authorkit.widget_text)."""
     toml_path = lesson.path / "lesson.toml"
     locate = _Locator(toml_path, _read(toml_path))
     folder = lesson.path / "widgets"
@@ -124,4 +126,4 @@ def widget_problems(lesson: Lesson) -> list[LessonError]:
             if fn not in declared:
                 problems.append(LessonError(path, line, f"calls {fn!r}, which lesson.toml does not "
                                             f"declare (its functions: {', '.join(sorted(declared))})"))
-    return problems
+    return problems + lesson_text_problems(lesson)

@@ -63,8 +63,9 @@ $$
 y_i = 2\\,x_i \\quad \\text{for every } i.
 $$
 
-A live widget goes on a line of its own (write `widgets/doubler.js` from docs/widgets.md, list
-it in lesson.toml's `widgets`, then remove the comment marks):
+A live widget goes on a line of its own (write `widgets/doubler.js` and its text,
+`widgets/doubler.text.json`, from docs/widgets.md, list it in lesson.toml's `widgets`, then
+remove the comment marks):
 
 <!-- {{ widget: doubler }} -->
 

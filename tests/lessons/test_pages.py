@@ -81,11 +81,11 @@ def test_the_page_renders_loads_python_and_every_widget_reacts(open_page, isolat
     assert page.errors == []
 
 
-def docs_widget() -> str:
-    """The minimal widget's code, as docs/widgets.md shows it."""
+def docs_widget() -> tuple[str, str]:
+    """The minimal widget's code and its text file, as docs/widgets.md shows them."""
     text = (ROOT / "docs" / "widgets.md").read_text(encoding="utf-8")
     section = text.split("## A minimal widget", 1)[1]
-    return re.search(r"```js\n(.*?)```", section, re.S).group(1)
+    return tuple(re.search(rf"```{kind}\n(.*?)```", section, re.S).group(1) for kind in ("js", "json"))
 
 
 @pytest.fixture(scope="module")
@@ -94,7 +94,9 @@ def docs_site(tmp_path_factory):
     lessons = tmp_path_factory.mktemp("docs-lessons")
     folder = new_lesson(lessons, "demo-lesson")
     (folder / "widgets").mkdir()
-    (folder / "widgets" / "doubler.js").write_text(docs_widget())
+    code, text = docs_widget()
+    (folder / "widgets" / "doubler.js").write_text(code)
+    (folder / "widgets" / "doubler.text.json").write_text(text)
     toml = folder / "lesson.toml"
     toml.write_text(toml.read_text().replace("widgets = []", 'widgets = ["doubler"]'))
     md = folder / "lesson.md"

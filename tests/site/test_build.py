@@ -108,7 +108,7 @@ def test_the_same_sources_bundle_to_the_same_files_in_any_output_folder(dist, tm
     """The bundles' names and bytes do not depend on where the site is built (so a build's
     compressed copies are cached, and two builds of one commit are the same site)."""
     from sitebuild import bundle, lessons
-    widgets = lessons.widgets([load_lesson(d) for d in LESSONS])
+    widgets = lessons.widgets([load_lesson(d) for d in LESSONS], ROOT)
     names = bundle.bundle(ROOT, tmp_path / "elsewhere" / "assets", widgets)
     for name, file in names.items():
         assert (dist / "assets" / file).read_bytes() == (tmp_path / "elsewhere" / "assets" / file).read_bytes(), name

@@ -1,52 +1,41 @@
-// Every lesson's widgets speak English and Polish: every text has both versions, with the same
-// {placeholders}, so switching the page language never shows a half-translated widget. The
-// widgets are found in lessons/*/widgets/, so a new lesson's are covered with no edit here.
+// The widgets' text: translator() reads a widget's text file (widgets/<name>.text.json) with the
+// kit's shared texts (web/src/widgets/text.json). That every text file is complete in both
+// languages is the build's check, located at file and line (tests/site/test_widget_text.py).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readdirSync, existsSync } from "node:fs";
-import { MESSAGES as rowSplitMessages } from "../../lessons/tp-mlp/widgets/row-split.js";
+import rowSplitText from "../../lessons/tp-mlp/widgets/row-split.text.json" with { type: "json" };
 import { translator, formatNumberIn, inflect } from "../../web/src/widgets/i18n.js";
 import { formatNumber, formatVector } from "../../web/src/widgets/matrix.js";
-import { missedSum, missedSumHint, sumTerms, MISSED_SUM_MESSAGES } from "../../web/src/widgets/missed-sum.js";
+import { missedSum, missedSumHint, sumTerms } from "../../web/src/widgets/missed-sum.js";
+import { readdirSync, existsSync } from "node:fs";
 
-const LESSONS = new URL("../../lessons/", import.meta.url);
-const widgetModules = [];
-for (const lesson of readdirSync(LESSONS)) {
-  const dir = new URL(`${lesson}/widgets/`, LESSONS);
-  if (!existsSync(dir)) continue;
-  for (const file of readdirSync(dir).filter((f) => f.endsWith(".js")).sort()) {
-    widgetModules.push([`${lesson}/${file}`, await import(new URL(file, dir).href)]);
+test("every lesson's widget loads with its text file", async () => {
+  const lessons = new URL("../../lessons/", import.meta.url);
+  const loaded = [];
+  for (const lesson of readdirSync(lessons)) {
+    const dir = new URL(`${lesson}/widgets/`, lessons);
+    if (!existsSync(dir)) continue;
+    for (const file of readdirSync(dir).filter((f) => f.endsWith(".js"))) {
+      assert.equal(typeof (await import(new URL(file, dir).href)).mount, "function", file);
+      loaded.push(file);
+    }
   }
-}
-
-test("the lessons' widgets are found", () => {
-  assert.ok(widgetModules.some(([name]) => name === "tp-mlp/row-split.js"), widgetModules.map(([n]) => n).join(", "));
+  assert.ok(loaded.includes("row-split.js"), loaded.join(", "));
 });
 
-// A plural message ({one, few, many, other}) has the placeholders of all its forms.
-const placeholders = (msg) => (typeof msg === "string" ? [...new Set([...msg.matchAll(/\{(\w+)\}/g)].map((m) => m[1]))].sort()
-  : typeof msg === "object" ? [...new Set(Object.values(msg).flatMap(placeholders))].sort() : "fn");
-
-for (const [name, { MESSAGES: messages }] of widgetModules) {
-  test(`${name}: every English text has a Polish one with the same placeholders`, () => {
-    assert.ok(messages?.en && messages?.pl, "a widget exports MESSAGES = {en: {...}, pl: {...}} for its text");
-    assert.deepEqual(Object.keys(messages.pl).sort(), Object.keys(messages.en).sort());
-    for (const key of Object.keys(messages.en)) {
-      assert.deepEqual(placeholders(messages.pl[key]), placeholders(messages.en[key]), key);
-      assert.equal(typeof messages.pl[key], typeof messages.en[key], key);
-    }
-  });
-}
-
-test("translator fills placeholders and runs message functions", () => {
-  const t = translator({ en: { hi: "Hi {name}", n: ({ n }) => `${n} GPU${n === 1 ? "" : "s"}` }, pl: { hi: "Cześć {name}" } });
+test("translator fills placeholders, joins lists the language's way and adds the kit's texts", () => {
+  const t = translator({ en: { hi: "Hi {name}", n: "{n} GPUs", in: "in coordinates {coords}", stale: "Mine" }, pl: { hi: "Cześć {name}", in: "we współrzędnych {coords}" } });
   assert.equal(t("pl", "hi", { name: "Ala" }), "Cześć Ala");
   assert.equal(t("pl", "n", { n: 2 }), "2 GPUs"); // falls back to English
+  assert.equal(t("en", "in", { coords: [0, 1] }), "in coordinates 0 and 1");
+  assert.equal(t("pl", "in", { coords: [0, 1] }), "we współrzędnych 0 i 1");
+  assert.equal(t("pl", "try-button"), "Sprawdź mój kod"); // the kit's
+  assert.equal(t("en", "stale"), "Mine"); // the widget's own text overrides the kit's
   assert.throws(() => t("en", "missing"), /missing/);
 });
 
 test("the row-split prompt asks to change the last input coordinate, in both languages", () => {
-  const t = translator(rowSplitMessages);
+  const t = translator(rowSplitText);
   assert.match(t("en", "prompt"), /Change the last input coordinate/);
   assert.match(t("pl", "prompt"), /Zmień ostatnią współrzędną wejścia/);
 });
@@ -72,7 +61,7 @@ test("numbers and counts are written the language's way", () => {
 
 test("a result that is one GPU's share, or a wrong subset of the shares, is named", () => {
   const shares = [[0.841, 1.955], [0.841, 0.841], [1, 2]];
-  const t = translator(MISSED_SUM_MESSAGES);
+  const t = translator({ en: {}, pl: {} }); // the kit's texts
   assert.deepEqual(missedSum([0.841, 0.841], shares), { key: "missed-one", vars: { i: 1 } });
   assert.deepEqual(missedSum([1.841, 3.955], shares), { key: "missed-some", vars: { gpus: "0, 2" } });
   assert.equal(missedSum([2.682, 4.796], shares), null); // the right sum: nothing to name

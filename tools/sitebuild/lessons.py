@@ -12,6 +12,7 @@ from pathlib import Path
 
 from authorkit import prose
 from authorkit.problems import widget_file
+from authorkit.widget_text import kit_text_problems, lesson_text_problems
 from lessonkit import Lesson, LessonError, load_lesson
 
 from .check_cache import CheckCache
@@ -97,8 +98,13 @@ def given_html(lesson: Lesson) -> str:
             f"\n{blocks}\n{files}</section>\n")
 
 
-def widgets(lessons: list[Lesson]) -> dict[str, dict[str, Path]]:
-    """{lesson id: {widget name: its .js file}} for the bundle."""
+def widgets(lessons: list[Lesson], root: Path) -> dict[str, dict[str, Path]]:
+    """{lesson id: {widget name: its .js file}} for the bundle, once every widget's text file (and
+    the kit's) is complete in every language: also a build without `lessonkit check` stops at an
+    author's mistake in a text file, located, before esbuild bundles it."""
+    errors = [_located(e, root) for e in kit_text_problems() + [p for lesson in lessons for p in lesson_text_problems(lesson)]]
+    if errors:
+        raise BuildError("\n".join(errors))
     return {lesson.id: {name: widget_file(lesson, name) for name in lesson.widgets} for lesson in lessons}
 
 

@@ -1,7 +1,7 @@
 // The fg-flow widget's arithmetic, without DOM: the tensor-parallel MLP's forward and backward
 // pass for one token on N simulated GPUs, with the backward all-reduce done right or wrong.
 
-import { gelu, shardRange, sumVectors, maxAbsDiff } from "widget-kit/matrix.js";
+import { gelu, shardRange, sumVectors, maxAbsDiff, vecMat, addMatrices } from "widget-kit/matrix.js";
 
 const SQRT_2_OVER_PI = Math.sqrt(2 / Math.PI);
 
@@ -14,10 +14,8 @@ export function geluGrad(x) {
 /** What the backward all-reduce (f's) does: right, and the classic ways to get it wrong. */
 export const MODES = ["sum", "average", "none", "weights"];
 
-const vecMat = (x, M) => M[0].map((_, c) => x.reduce((s, v, r) => s + v * M[r][c], 0));
 const matVec = (M, x) => M.map((row) => row.reduce((s, v, c) => s + v * x[c], 0));
 const outer = (a, b) => a.map((u) => b.map((v) => u * v));
-const addMatrices = (P, Q) => P.map((row, r) => row.map((v, c) => v + Q[r][c]));
 const flat = (M) => M.flat();
 
 /** Largest |difference| between two matrices of one shape. */

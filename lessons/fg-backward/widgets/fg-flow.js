@@ -5,11 +5,12 @@
 import "./fg-flow.css";
 import { h, fill, sub } from "widget-kit/dom.js";
 import { translator } from "widget-kit/i18n.js";
-import { matrixInput, ENTRY_MESSAGES } from "widget-kit/grid.js";
+import TEXT from "./fg-flow.text.json" with { type: "json" };
+import { matrixInput } from "widget-kit/grid.js";
 import { radios, select } from "widget-kit/controls.js";
 import { card, gpuCard, matrixFigure, valueLine } from "widget-kit/views.js";
-import { MISSED_SUM_MESSAGES, missedSumHint } from "widget-kit/missed-sum.js";
-import { TRY_MINE_MESSAGES, tryMine, verdict } from "widget-kit/try-mine.js";
+import { missedSumHint } from "widget-kit/missed-sum.js";
+import { tryMine, verdict } from "widget-kit/try-mine.js";
 import { formatNumber, formatVector, indexRange, shardRange } from "widget-kit/matrix.js";
 import { fgFlow, maxMatrixDiff, MODES } from "../widget-lib/fg-math.js";
 
@@ -21,92 +22,7 @@ const B = [[1, 0], [0, 1], [1, 1], [2, 0]];
 const F = A[0].length;
 const GPU_COUNTS = [1, 2, 4];
 
-export const MESSAGES = {
-  en: {
-    ...TRY_MINE_MESSAGES.en,
-    ...MISSED_SUM_MESSAGES.en,
-    ...ENTRY_MESSAGES.en,
-    title: "Forward and backward, GPU by GPU",
-    intro: "A and B are the worked example's. Edit X or dY, change the number of GPUs, or switch what the backward all-reduce does: everything below is recomputed as you type.",
-    "caption-X": "X (one token)",
-    "caption-dY": "dY (gradient from above)",
-    "size-N": "n (GPUs)",
-    "mode-legend": "f's backward all-reduce:",
-    "mode-sum": "sum (right)",
-    "mode-average": "average",
-    "mode-none": "none",
-    "mode-weights": "sum, and all-reduce dA, dB too",
-    forward: "Forward",
-    backward: "Backward",
-    gpu: "GPU {i}",
-    owns: ({ cols, one }) => (one ? `column ${cols} of A, row ${cols} of B` : `columns ${cols} of A, rows ${cols} of B`),
-    "f-forward": "forward: identity, every GPU gets the same X",
-    "g-forward": "forward: all-reduce, Y is the sum of the GPUs' Yᵢ",
-    "g-backward": "backward: identity, every GPU gets the same dY",
-    "f-backward-sum": "backward: all-reduce (sum) of the GPUs' dXᵢ",
-    "f-backward-average": "backward: average of the GPUs' dXᵢ (wrong: X's gradient is their sum)",
-    "f-backward-none": "backward: nothing, GPU 0 passes on its own dX₀ (wrong: the other shares are lost)",
-    "f-backward-weights": "backward: all-reduce (sum) of the dXᵢ; then, wrongly, dA and dB are all-reduced too",
-    "y-ok": "Y equals the unsplit GeLU(XA)B.",
-    "dx-ok": "dX equals the gradient computed on one device, without splitting.",
-    "dx-bad": "dX is wrong: on one device, without splitting, it is {want} (off by {diff}).",
-    "grads-ok": "Each GPU keeps its own dAᵢ and dBᵢ, exactly its slices of the unsplit gradients: no communication needed.",
-    "grads-bad": "Every GPU now holds Σⱼ dAⱼ and Σⱼ dBⱼ: the other GPUs' gradients were added to its own, and its weights get a wrong update.",
-    "kept-title": "What each GPU keeps to update its weights",
-    blocked: "Fix the input marked above to see the results.",
-    "try-hint": "Runs your tp_mlp_backward on these numbers, in Python, and compares it with the right (summed) result.",
-    running: "Running your tp_mlp_backward…",
-    reference: "Reference",
-    yours: "Your code",
-    "learner-match": "Match: your dX and every GPU's (dAᵢ, dBᵢ) are right.",
-    "learner-dx": "Mismatch: your dX is not the right one.",
-    "learner-grads": "Mismatch: GPU {i}'s (dA_{i}, dB_{i}) from your code is not right.",
-    "learner-shape": "Your tp_mlp_backward did not return (dX, grads) with dX of {D} numbers and {N} pairs (dAᵢ, dBᵢ) of the right shapes.",
-  },
-  pl: {
-    ...TRY_MINE_MESSAGES.pl,
-    ...MISSED_SUM_MESSAGES.pl,
-    ...ENTRY_MESSAGES.pl,
-    title: "W przód i wstecz, GPU po GPU",
-    intro: "A i B pochodzą z przykładu. Zmieniaj X albo dY, liczbę GPU albo to, co robi all-reduce w przebiegu wstecz: wszystko poniżej liczy się od nowa w trakcie pisania.",
-    "caption-X": "X (jeden token)",
-    "caption-dY": "dY (gradient z góry)",
-    "size-N": "n (liczba GPU)",
-    "mode-legend": "All-reduce operatora f wstecz:",
-    "mode-sum": "suma (dobrze)",
-    "mode-average": "średnia",
-    "mode-none": "brak",
-    "mode-weights": "suma, a do tego all-reduce dA, dB",
-    forward: "W przód",
-    backward: "Wstecz",
-    gpu: "GPU {i}",
-    owns: ({ cols, one }) => (one ? `kolumna ${cols} macierzy A, wiersz ${cols} macierzy B` : `kolumny ${cols} macierzy A, wiersze ${cols} macierzy B`),
-    "f-forward": "w przód: identyczność, każde GPU dostaje to samo X",
-    "g-forward": "w przód: all-reduce, Y to suma wyników Yᵢ wszystkich GPU",
-    "g-backward": "wstecz: identyczność, każde GPU dostaje to samo dY",
-    "f-backward-sum": "wstecz: all-reduce (suma) udziałów dXᵢ",
-    "f-backward-average": "wstecz: średnia udziałów dXᵢ (błąd: gradient X to ich suma)",
-    "f-backward-none": "wstecz: nic, GPU 0 przekazuje swoje dX₀ (błąd: pozostałe udziały przepadają)",
-    "f-backward-weights": "wstecz: all-reduce (suma) udziałów dXᵢ, a potem, niepotrzebnie, all-reduce także dA i dB",
-    "y-ok": "Y równa się GeLU(XA)B bez podziału.",
-    "dx-ok": "dX równa się gradientowi policzonemu na jednym urządzeniu, bez podziału.",
-    "dx-bad": "dX jest błędne: na jednym urządzeniu, bez podziału, wynosi {want} (różnica {diff}).",
-    "grads-ok": "Każde GPU zatrzymuje własne dAᵢ i dBᵢ, dokładnie swoje kawałki gradientów bez podziału: komunikacja nie jest potrzebna.",
-    "grads-bad": "Każde GPU ma teraz Σⱼ dAⱼ i Σⱼ dBⱼ: do jego gradientów dodano gradienty innych GPU, więc jego wagi zostaną źle poprawione.",
-    "kept-title": "Co każde GPU zatrzymuje, żeby poprawić swoje wagi",
-    blocked: "Popraw zaznaczone pole powyżej, aby zobaczyć wyniki.",
-    "try-hint": "Uruchamia twoje tp_mlp_backward na tych liczbach, w Pythonie, i porównuje je z poprawnym (zsumowanym) wynikiem.",
-    running: "Uruchamiam twoje tp_mlp_backward…",
-    reference: "Wzorzec",
-    yours: "Twój kod",
-    "learner-match": "Zgodne: twoje dX i pary (dAᵢ, dBᵢ) wszystkich GPU są poprawne.",
-    "learner-dx": "Niezgodne: twoje dX nie jest poprawne.",
-    "learner-grads": "Niezgodne: para (dA_{i}, dB_{i}) z GPU {i} z twojego kodu nie jest poprawna.",
-    "learner-shape": "Twoje tp_mlp_backward nie zwróciło (dX, grads) z dX o {D} liczbach i {N} parami (dAᵢ, dBᵢ) o właściwych kształtach.",
-  },
-};
-
-const t = translator(MESSAGES);
+const t = translator(TEXT);
 
 export function mount(el, ctx) {
   const mine = tryMine({ run: ctx.runWithLearnerCode, t, onChange: () => compute() });
@@ -159,7 +75,7 @@ export function mount(el, ctx) {
   function flowView(r, { X, dY, N }) {
     const lang = state.lang;
     const gpu = (g, i, body) => gpuCard({ i, label: t(lang, "gpu", { i }),
-      note: t(lang, "owns", { cols: indexRange(...g.range), one: g.range[1] - g.range[0] === 1 }) }, body);
+      note: t(lang, "owns", { cols: indexRange(...g.range), count: g.range[1] - g.range[0] }) }, body);
     const line = (aria, label, values, testid) => valueLine(label, values, lang, { testid, ariaLabel: aria });
     const matrixView = (label, M, testid) => matrixFigure(label, M, lang, { testid });
     const forwardCards = r.gpus.map((g, i) =>

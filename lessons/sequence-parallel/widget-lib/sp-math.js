@@ -1,7 +1,7 @@
 // The lesson's arithmetic in JavaScript, DOM-free: the sequence-parallel MLP block stage by stage
 // and the paper's activation-memory formula. Both widgets import it; Node tests can too.
 
-import { gelu } from "widget-kit/matrix.js";
+import { gelu, matMul as matmul, addMatrices as addM } from "widget-kit/matrix.js";
 
 export const GIB = 2 ** 30;
 
@@ -11,8 +11,6 @@ export function chunkRows(M, n) {
   return Array.from({ length: n }, (_, i) => M.slice(i * rows, (i + 1) * rows));
 }
 
-const matmul = (M, K) => M.map((row) => K[0].map((_, c) => row.reduce((acc, v, k) => acc + v * K[k][c], 0)));
-const addM = (P, Q) => P.map((row, r) => row.map((v, c) => v + Q[r][c]));
 
 /** LayerNorm of every row: population variance, eps inside the square root. */
 export function layernorm(M, gamma, beta, eps = 1e-5) {

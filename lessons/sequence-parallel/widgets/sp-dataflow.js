@@ -6,10 +6,11 @@
 import "./sp-dataflow.css";
 import { h, fill } from "widget-kit/dom.js";
 import { translator } from "widget-kit/i18n.js";
-import { matrixInput, showErrors, ENTRY_MESSAGES } from "widget-kit/grid.js";
+import TEXT from "./sp-dataflow.text.json" with { type: "json" };
+import { matrixInput, showErrors } from "widget-kit/grid.js";
 import { select } from "widget-kit/controls.js";
 import { card, matrixTable } from "widget-kit/views.js";
-import { TRY_MINE_MESSAGES, tryMine, verdict } from "widget-kit/try-mine.js";
+import { tryMine, verdict } from "widget-kit/try-mine.js";
 import { decimalIn, formatNumber, indexRange } from "widget-kit/matrix.js";
 import { spMlpBlock, chunkRows } from "../widget-lib/sp-math.js";
 
@@ -24,82 +25,7 @@ const T_CHOICES = [1, 2, 3, 4, 5, 6, 7, 8];
 const N_CHOICES = [1, 2, 4]; // must divide F = 4: each GPU gets the same number of A's columns
 
 
-export const MESSAGES = {
-  en: {
-    ...TRY_MINE_MESSAGES.en,
-    ...ENTRY_MESSAGES.en,
-    title: "One sequence-parallel MLP block, row by row",
-    intro: "Edit X, γ, β, T or n: every stage is recomputed as you type. Row colours say which GPU the row belongs to in the sequence.",
-    "size-T": "T (tokens)",
-    "size-n": "n (GPUs)",
-    "caption-X": "X (T × 2): the block's input",
-    "caption-gamma": "γ",
-    "caption-beta": "β",
-    "fixed-weights": "A and B are the MLP lesson's (D = 2, F = 4); GPU i gets columns of A and the same rows of B.",
-    "not-divisible": "T = {T} is not divisible by n = {n}: every GPU must own the same number of rows. Choose T from {list}.",
-    blocked: "Fix the input marked above to see the block.",
-    gpu: "GPU {i}",
-    owns: "rows {rows}",
-    "stage-x": "holds its chunk",
-    "stage-ln": "LayerNorm on its own rows (SP)",
-    "stage-ag": "all-gather: all T rows (TP)",
-    "stage-p": "partial output: GeLU(Z A_i) B_i",
-    "stage-rs": "reduce-scatter: its rows of the sum",
-    "stage-out": "+ residual X_i: its output",
-    "comm-title": "Communication per GPU",
-    // Plural forms chosen by count (widget-kit/i18n.js): the numbers each GPU sends.
-    comm: {
-      one: "all-gather: sends {count} value, reduce-scatter: sends {count} value; together {sum}, the same as a ring all-reduce of the T × D output, 2(n−1)/n · {TD} = {sum}.",
-      other: "all-gather: sends {count} values, reduce-scatter: sends {count} values; together {sum}, the same as a ring all-reduce of the T × D output, 2(n−1)/n · {TD} = {sum}.",
-    },
-    "comm-one": "With n = 1 there is nothing to send.",
-    equal: "The n output chunks stacked = X + GeLU(LN(X)A)B on one device.",
-    "not-equal": "Not equal to one device: the largest difference is {diff}.",
-    "try-hint": "Runs your sp_mlp_block on these chunks and shards, in Python, and compares each GPU's output.",
-    running: "Running your sp_mlp_block…",
-    match: "Match: your sp_mlp_block gives every GPU the reference output.",
-    mismatch: "Mismatch on GPU {i}: expected {want}, yours {got}.",
-    "bad-result": "Your sp_mlp_block should return a list of {n} arrays of shape ({rows}, 2); it returned {got}.",
-  },
-  pl: {
-    ...TRY_MINE_MESSAGES.pl,
-    ...ENTRY_MESSAGES.pl,
-    title: "Jeden blok MLP z równoległością sekwencyjną, wiersz po wierszu",
-    intro: "Zmień X, γ, β, T lub n: każdy etap liczy się od nowa w trakcie pisania. Kolor wiersza mówi, do którego GPU należy on w sekwencji.",
-    "size-T": "T (tokeny)",
-    "size-n": "n (liczba GPU)",
-    "caption-X": "X (T × 2): wejście bloku",
-    "caption-gamma": "γ",
-    "caption-beta": "β",
-    "fixed-weights": "A i B pochodzą z lekcji o MLP (D = 2, F = 4); GPU i dostaje kolumny A i te same wiersze B.",
-    "not-divisible": "T = {T} nie dzieli się przez n = {n}: każde GPU musi mieć tyle samo wierszy. Wybierz T spośród {list}.",
-    blocked: "Popraw zaznaczone pole powyżej, aby zobaczyć blok.",
-    gpu: "GPU {i}",
-    owns: "wiersze {rows}",
-    "stage-x": "ma swój kawałek",
-    "stage-ln": "LayerNorm na swoich wierszach (SP)",
-    "stage-ag": "all-gather: wszystkie T wierszy (TP)",
-    "stage-p": "wynik częściowy: GeLU(Z A_i) B_i",
-    "stage-rs": "reduce-scatter: jego wiersze sumy",
-    "stage-out": "+ residuum X_i: jego wynik",
-    "comm-title": "Komunikacja na jedno GPU",
-    comm: {
-      one: "all-gather: wysyła {count} liczbę, reduce-scatter: wysyła {count} liczbę; razem {sum}, tyle samo co all-reduce wyniku T × D po pierścieniu, 2(n−1)/n · {TD} = {sum}.",
-      few: "all-gather: wysyła {count} liczby, reduce-scatter: wysyła {count} liczby; razem {sum}, tyle samo co all-reduce wyniku T × D po pierścieniu, 2(n−1)/n · {TD} = {sum}.",
-      many: "all-gather: wysyła {count} liczb, reduce-scatter: wysyła {count} liczb; razem {sum}, tyle samo co all-reduce wyniku T × D po pierścieniu, 2(n−1)/n · {TD} = {sum}.",
-    },
-    "comm-one": "Przy n = 1 nie ma czego wysyłać.",
-    equal: "n kawałków wyniku ułożonych razem = X + GeLU(LN(X)A)B na jednym urządzeniu.",
-    "not-equal": "Różne od jednego urządzenia: największa różnica wynosi {diff}.",
-    "try-hint": "Uruchamia twoje sp_mlp_block na tych kawałkach i wagach, w Pythonie, i porównuje wynik każdego GPU.",
-    running: "Uruchamiam twoje sp_mlp_block…",
-    match: "Zgodne: twoje sp_mlp_block daje każdemu GPU wynik wzorcowy.",
-    mismatch: "Niezgodne na GPU {i}: oczekiwano {want}, twoje {got}.",
-    "bad-result": "Twoje sp_mlp_block powinno zwrócić listę {n} tablic o kształcie ({rows}, 2); zwróciło {got}.",
-  },
-};
-
-const t = translator(MESSAGES);
+const t = translator(TEXT);
 
 /** A read-only matrix whose row r is coloured by `gpuOfRow(r)` (null: no colour). */
 const matrixView = (M, gpuOfRow, testid, lang) =>

@@ -6,9 +6,11 @@
 import "./sp-memory.css";
 import { h, fill } from "widget-kit/dom.js";
 import { formatNumberIn, translator } from "widget-kit/i18n.js";
+import { card } from "widget-kit/views.js";
+import TEXT from "./sp-memory.text.json" with { type: "json" };
 import { decimalIn } from "widget-kit/matrix.js";
 import { numberField, readNumber, toggle } from "widget-kit/controls.js";
-import { TRY_MINE_MESSAGES, tryMine, verdict } from "widget-kit/try-mine.js";
+import { tryMine, verdict } from "widget-kit/try-mine.js";
 import { activationBytes, commBytes, CONFIGS, GIB } from "../widget-lib/sp-math.js";
 
 export const calls = ["activation_bytes"];
@@ -17,78 +19,7 @@ export const calls = ["activation_bytes"];
 const DEFAULTS = { s: "2048", b: "1", h: "12288", a: "96", t: "8" };
 const FIELDS = ["s", "b", "h", "a", "t"];
 
-export const MESSAGES = {
-  en: {
-    ...TRY_MINE_MESSAGES.en,
-    title: "Activation memory per layer, per GPU",
-    intro: "Start from GPT-3 size and change any number; the bars and the bytes are recomputed as you type.",
-    "field-s": "s (sequence length)",
-    "field-b": "b (micro-batch)",
-    "field-h": "h (hidden size)",
-    "field-a": "a (attention heads)",
-    "field-t": "t (TP degree)",
-    "switch-sp": "sequence parallelism",
-    "switch-sel": "selective recomputation",
-    "not-integer": "“{text}” is not a whole number of at least 1.",
-    "t-heads": "t = {t} does not divide a = {a}: each GPU must hold whole attention heads, a/t of them.",
-    "t-sequence": "t = {t} does not divide s = {s}: with sequence parallelism each GPU holds s/t whole positions of the sequence.",
-    blocked: "Fix the number marked above to see the memory.",
-    current: "Your configuration: {bytes} bytes = {gib} GiB per layer per GPU.",
-    "bars-title": "The five configurations (GiB per layer per GPU)",
-    "cfg-one": "1 GPU (t = 1)",
-    "cfg-tp": "TP (t = {t})",
-    "cfg-tp-sp": "TP + SP",
-    "cfg-tp-sel": "TP + selective",
-    "cfg-tp-sp-sel": "TP + SP + selective",
-    "comm-title": "Communication per layer, forward, per GPU (fp16)",
-    "comm-tp": "TP: 2 all-reduces of s·b·h values, {each} bytes each on a ring → {total} bytes",
-    "comm-sp": "TP + SP: 2 reduce-scatters + 2 all-gathers, {each} bytes each → {total} bytes",
-    "comm-same": "The same bytes: SP costs no extra communication.",
-    "comm-one": "With t = 1 nothing is sent.",
-    "try-hint": "Runs your activation_bytes on the five configurations, in Python, and compares with the bars.",
-    running: "Running your activation_bytes…",
-    yours: "yours: {bytes} bytes",
-    match: "Match: your activation_bytes gives all five numbers.",
-    mismatch: "Mismatch: your activation_bytes differs on {which}.",
-    failed: "Your code could not run on these numbers:",
-  },
-  pl: {
-    ...TRY_MINE_MESSAGES.pl,
-    title: "Pamięć aktywacji na warstwę, na jedno GPU",
-    intro: "Zacznij od rozmiaru GPT-3 i zmień dowolną liczbę; słupki i bajty liczą się od nowa w trakcie pisania.",
-    "field-s": "s (długość sekwencji)",
-    "field-b": "b (mikropartia)",
-    "field-h": "h (wymiar ukryty)",
-    "field-a": "a (liczba głowic uwagi)",
-    "field-t": "t (stopień TP)",
-    "switch-sp": "równoległość sekwencyjna",
-    "switch-sel": "selektywne ponowne liczenie",
-    "not-integer": "„{text}” nie jest liczbą całkowitą nie mniejszą niż 1.",
-    "t-heads": "t = {t} nie dzieli a = {a}: każde GPU musi mieć całe głowice uwagi, po a/t.",
-    "t-sequence": "t = {t} nie dzieli s = {s}: przy równoległości sekwencyjnej każde GPU ma s/t całych pozycji sekwencji.",
-    blocked: "Popraw zaznaczoną liczbę powyżej, aby zobaczyć pamięć.",
-    current: "Twoja konfiguracja: {bytes} bajtów = {gib} GiB na warstwę na GPU.",
-    "bars-title": "Pięć konfiguracji (GiB na warstwę na GPU)",
-    "cfg-one": "1 GPU (t = 1)",
-    "cfg-tp": "TP (t = {t})",
-    "cfg-tp-sp": "TP + SP",
-    "cfg-tp-sel": "TP + selektywne",
-    "cfg-tp-sp-sel": "TP + SP + selektywne",
-    "comm-title": "Komunikacja na warstwę, w przód, na GPU (fp16)",
-    "comm-tp": "TP: 2 all-reduce po s·b·h liczb, po {each} bajtów w pierścieniu → {total} bajtów",
-    "comm-sp": "TP + SP: 2 reduce-scatter + 2 all-gather, po {each} bajtów → {total} bajtów",
-    "comm-same": "Tyle samo bajtów: SP nie kosztuje dodatkowej komunikacji.",
-    "comm-one": "Przy t = 1 nic nie jest wysyłane.",
-    "try-hint": "Uruchamia twoje activation_bytes dla pięciu konfiguracji, w Pythonie, i porównuje ze słupkami.",
-    running: "Uruchamiam twoje activation_bytes…",
-    yours: "Twoje: {bytes} bajtów",
-    match: "Zgodne: twoje activation_bytes daje wszystkie pięć liczb.",
-    mismatch: "Niezgodne: twoje activation_bytes różni się dla: {which}.",
-    failed: "Twój kod nie zadziałał na tych liczbach:",
-  },
-};
-
-const t = translator(MESSAGES);
+const t = translator(TEXT);
 const gib = (bytes, lang) => decimalIn(lang, (bytes / GIB).toFixed(3));
 // Learner results are shown as they came back: a GiB value mistaken for bytes stays visible.
 const shownBytes = (v, lang) => (Math.abs(v) >= 1000 ? grouped(v, lang) : formatNumberIn(lang, Number(v.toPrecision(6))));
@@ -119,10 +50,8 @@ export function mount(el, ctx) {
       chart: h("div", { class: "spm-chart", "data-testid": "bars" }),
       comm: h("div", { class: "tpw-panel spm-comm", "data-testid": "comm" }),
     };
-    fill(el, h(
-      "section", { class: "tpw spm", lang },
-      h("h3", { class: "tpw-title" }, t(lang, "title")),
-      h("p", { class: "tpw-intro" }, t(lang, "intro")),
+    fill(el, card(
+      { lang, cls: "spm", title: t(lang, "title"), intro: t(lang, "intro") },
       h("fieldset", { class: "spm-fields" }, Object.values(fields).map((f) => f.el)),
       h("div", { class: "spm-switches" }, choice("sp", "switch-sp"), choice("selective", "switch-sel")),
       view.current,

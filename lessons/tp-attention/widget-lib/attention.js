@@ -1,22 +1,7 @@
 // DOM-free arithmetic of the attention-heads widget: multi-head attention on one device and
 // split by heads over N simulated GPUs, on plain arrays (matrices are number[][], row-major).
 
-import { maxAbsDiff } from "widget-kit/matrix.js";
-
-/** M (R×K) times P (K×C). */
-export function matMul(M, P) {
-  const C = P.length ? P[0].length : 0;
-  return M.map((row) => {
-    const out = new Array(C).fill(0);
-    row.forEach((m, k) => {
-      for (let c = 0; c < C; c++) out[c] += m * P[k][c];
-    });
-    return out;
-  });
-}
-
-const cols = (M, start, end) => M.map((row) => row.slice(start, end));
-const add = (A, B) => A.map((row, r) => row.map((v, c) => v + B[r][c]));
+import { maxAbsDiff, matMul, addMatrices as add, columns as cols } from "widget-kit/matrix.js";
 
 /** Each row's softmax, masked entries (null) getting weight 0; the row maximum is subtracted
  * first so that large scores cannot overflow. */

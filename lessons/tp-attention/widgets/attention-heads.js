@@ -6,11 +6,12 @@
 
 import { h, fill } from "widget-kit/dom.js";
 import { translator } from "widget-kit/i18n.js";
-import { matrixInput, ENTRY_MESSAGES } from "widget-kit/grid.js";
+import TEXT from "./attention-heads.text.json" with { type: "json" };
+import { matrixInput } from "widget-kit/grid.js";
 import { select, toggle } from "widget-kit/controls.js";
 import { card, gpuCard, matrixFigure } from "widget-kit/views.js";
-import { MISSED_SUM_MESSAGES, missedSumHint, sumTerms } from "widget-kit/missed-sum.js";
-import { TRY_MINE_MESSAGES, tryMine, verdict } from "widget-kit/try-mine.js";
+import { missedSumHint, sumTerms } from "widget-kit/missed-sum.js";
+import { tryMine, verdict } from "widget-kit/try-mine.js";
 import { decimalIn, divisors, formatNumber, indexRange } from "widget-kit/matrix.js";
 import { tpAttention, seededWeights, compareLearnerAttention } from "../widget-lib/attention.js";
 import "./attention-heads.css";
@@ -30,89 +31,7 @@ const DEFAULT_HEADS = 4;
 const DEFAULT_N = 2;
 const HEAD_OPTIONS = divisors(D); // 1, 2, 4, 8
 
-/** The widget's text; exported so the unit tests can check both languages are complete. */
-export const MESSAGES = {
-  en: {
-    ...TRY_MINE_MESSAGES.en,
-    ...MISSED_SUM_MESSAGES.en,
-    ...ENTRY_MESSAGES.en,
-    title: "Attention, split by heads",
-    intro: "Edit the tokens X or change the settings: every heat map and output below is recomputed as you type.",
-    settings: "Settings",
-    heads: "Heads (n_heads)",
-    gpus: "GPUs (n)",
-    causal: "Causal mask",
-    reseed: "New weights",
-    weights: "Wq, Wk, Wv, Wo: fixed random 8 × 8 matrices (set {seed}).",
-    "caption-X": "X: T = 4 tokens of width D = 8",
-    "head-width": "d_head = {D} / {H} = {d}",
-    gpu: "GPU {i}",
-    owns: ({ first, last, cols }) => (first === last ? `head ${first}: columns ${cols} of Wq, Wk, Wv, the same rows of Wo` : `heads ${first}–${last}: columns ${cols} of Wq, Wk, Wv, the same rows of Wo`),
-    head: "Head {h}",
-    "heat-caption": "softmax(Q_h K_hᵀ / √{d}): row = query token, column = key token",
-    masked: "hidden by the causal mask",
-    partial: "Partial output Y_{i} (T × D)",
-    "reduce-title": "All-reduce",
-    sum: ({ N }) => (N === 1 ? "Y_0 (nothing to add on one GPU)" : `${sumTerms("Y", N)}: the sum of the ${N} partial outputs`),
-    unsplit: "Unsplit attention, on one device",
-    equal: "Equal: the sum of the partial outputs is the unsplit attention.",
-    "not-equal": "Not equal: the largest difference is {diff}.",
-    blocked: "Fix the entry marked above to see the results.",
-    "try-hint": "Runs your shard_attention and tp_attention on these numbers, in Python, and compares the result with the reference.",
-    running: "Running your shard_attention and tp_attention…",
-    match: "Match: your tp_attention gives the unsplit attention.",
-    mismatch: "Mismatch: your tp_attention gives a different result.",
-    "bad-shape": "Your tp_attention did not return a 4 × 8 matrix of numbers.",
-    "largest-diff": "Largest difference from the reference: {diff}.",
-    "yours-title": "Your tp_attention",
-    "shard-count": "Hint: your shard_attention did not return a list of {N} tuples.",
-    "shard-tuple": "Hint: item {i} of your shard_attention's list is not a tuple (Wq_i, Wk_i, Wv_i, Wo_i).",
-    "shard-part": "Hint: your {part}_{i} is not GPU {i}'s block: {what}.",
-    "shard-columns": "columns {cols} of {part}",
-    "shard-rows": "rows {cols} of Wo",
-  },
-  pl: {
-    ...TRY_MINE_MESSAGES.pl,
-    ...MISSED_SUM_MESSAGES.pl,
-    ...ENTRY_MESSAGES.pl,
-    title: "Uwaga podzielona po głowicach",
-    intro: "Zmieniaj tokeny X albo ustawienia: każda mapa ciepła i każdy wynik poniżej liczą się od nowa w trakcie pisania.",
-    settings: "Ustawienia",
-    heads: "Głowice (n_heads)",
-    gpus: "GPU (n)",
-    causal: "Maska przyczynowa",
-    reseed: "Nowe wagi",
-    weights: "Wq, Wk, Wv, Wo: stałe losowe macierze 8 × 8 (zestaw {seed}).",
-    "caption-X": "X: T = 4 tokeny o szerokości D = 8",
-    "head-width": "d_head = {D} / {H} = {d}",
-    gpu: "GPU {i}",
-    owns: ({ first, last, cols }) => (first === last ? `głowica ${first}: kolumny ${cols} macierzy Wq, Wk, Wv, te same wiersze Wo` : `głowice ${first}–${last}: kolumny ${cols} macierzy Wq, Wk, Wv, te same wiersze Wo`),
-    head: "Głowica {h}",
-    "heat-caption": "softmax(Q_h K_hᵀ / √{d}): wiersz = token zapytania, kolumna = token klucza",
-    masked: "ukryte przez maskę przyczynową",
-    partial: "Wynik częściowy Y_{i} (T × D)",
-    "reduce-title": "All-reduce",
-    sum: ({ N }) => (N === 1 ? "Y_0 (na jednym GPU nie ma czego dodawać)" : `${sumTerms("Y", N)}: suma ${N} wyników częściowych`),
-    unsplit: "Uwaga bez podziału, na jednym urządzeniu",
-    equal: "Równe: suma wyników częściowych to uwaga bez podziału.",
-    "not-equal": "Różne: największa różnica wynosi {diff}.",
-    blocked: "Popraw zaznaczone pole powyżej, aby zobaczyć wyniki.",
-    "try-hint": "Uruchamia twoje shard_attention i tp_attention na tych liczbach, w Pythonie, i porównuje wynik ze wzorcem.",
-    running: "Uruchamiam twoje shard_attention i tp_attention…",
-    match: "Zgodne: twoje tp_attention daje uwagę bez podziału.",
-    mismatch: "Niezgodne: twoje tp_attention daje inny wynik.",
-    "bad-shape": "Twoje tp_attention nie zwróciło macierzy liczb 4 × 8.",
-    "largest-diff": "Największa różnica od wzorca: {diff}.",
-    "yours-title": "Twoje tp_attention",
-    "shard-count": "Podpowiedź: twoje shard_attention nie zwróciło listy {N} krotek.",
-    "shard-tuple": "Podpowiedź: element {i} listy z shard_attention nie jest krotką (Wq_i, Wk_i, Wv_i, Wo_i).",
-    "shard-part": "Podpowiedź: twoje {part}_{i} to nie blok GPU {i}: {what}.",
-    "shard-columns": "kolumny {cols} macierzy {part}",
-    "shard-rows": "wiersze {cols} macierzy Wo",
-  },
-};
-
-const t = translator(MESSAGES);
+const t = translator(TEXT);
 /** A difference as the learner reads it: "2.7" or "0.004" when visible at 3 decimals, else "3.1e-12". */
 const formatDiff = (d, lang) => (d >= 0.001 ? formatNumber(d, lang) : decimalIn(lang, d.toExponential(1)));
 
@@ -185,7 +104,7 @@ export function mount(el, ctx) {
     const d = D / state.nHeads;
     const cards = r.gpus.map((g, i) => {
       const first = g.heads[0].index, last = g.heads[g.heads.length - 1].index;
-      return gpuCard({ i, label: t(lang, "gpu", { i }), note: t(lang, "owns", { first, last, cols: indexRange(...g.shard.range) }) },
+      return gpuCard({ i, label: t(lang, "gpu", { i }), note: t(lang, "owns", { first, last, count: g.heads.length, cols: indexRange(...g.shard.range) }) },
         h("div", { class: "attention-heads-body" },
           h("div", { class: "attention-heads-maps" }, g.heads.map((hd) => heatMap(hd, d, i))),
           matrixView(t(lang, "partial", { i }), g.Y, `partial-${i}`, lang))
@@ -198,7 +117,7 @@ export function mount(el, ctx) {
         { class: "tpw-panel tpw-reduce" },
         h("h4", {}, t(lang, "reduce-title")),
         h("div", { class: "attention-heads-compare" },
-          matrixView(t(lang, "sum", { N: state.N }), r.sum, "sum", lang),
+          matrixView(t(lang, "sum", { count: state.N, terms: sumTerms("Y", state.N) }), r.sum, "sum", lang),
           matrixView(t(lang, "unsplit"), r.unsplit, "unsplit", lang)),
         verdict(r.equal, r.equal ? t(lang, "equal") : t(lang, "not-equal", { diff: formatDiff(r.maxDiff, lang) }), null, "equal")
       ),

@@ -6,10 +6,12 @@
 import "./tp-scaling.css";
 import { h, fill } from "widget-kit/dom.js";
 import { formatFixed, formatPercent, translator } from "widget-kit/i18n.js";
+import { card } from "widget-kit/views.js";
+import TEXT from "./tp-scaling.text.json" with { type: "json" };
 import { parseNumber } from "widget-kit/matrix.js";
 import { numberField, readNumber, slider } from "widget-kit/controls.js";
 import { legend, plot, redrawOnResize, widthOf } from "widget-kit/plot.js";
-import { TRY_MINE_MESSAGES, tryMine, verdict } from "widget-kit/try-mine.js";
+import { tryMine, verdict } from "widget-kit/try-mine.js";
 import { D2_CONFIG, D2_MEASURED, DEGREES, busFor, scaling } from "../widget-lib/cost-model.js";
 
 export const calls = ["tp_speedup"];
@@ -31,112 +33,7 @@ const CONTROLS = [
   { key: "latencyS", min: 0, max: 100, step: 0.5, scale: 1e-6, rule: { limits: { min: 0 }, message: "bad-zero" } },
 ];
 
-export const MESSAGES = {
-  en: {
-    ...TRY_MINE_MESSAGES.en,
-    title: "Speedup and efficiency against the TP degree",
-    intro: "The model of this lesson for one layer's training step. It starts at Megatron-LM's appendix D.2: the 1.2B model at batch 8 on DGX-2H servers.",
-    "predict-title": "Predict first",
-    "predict-prompt": "Before you move a slider: Megatron-LM measured this layer on 2, 4 and 8 V100s. What speedup did they get on 8 GPUs?",
-    "predict-label": "Your guess for 8 GPUs (×)",
-    "predict-button": "Reveal the paper's row",
-    "predict-bad": "“{text}” is not a speedup: type a number between 0 and 64.",
-    "predict-echo": "Your prediction: {guess}× on 8 GPUs, an efficiency of {eff}.",
-    "reveal-title": "Appendix D.2, Table 8 (measured) against the model at the D.2 settings",
-    "col-t": "GPUs",
-    "col-paper": "paper: speed\u00adup",
-    "col-paper-eff": "paper: effi\u00adciency",
-    "col-model": "model: speed\u00adup",
-    "reveal-guess": "You guessed {guess}×; the paper measured {paper}× and the model says {model}×. The points are now on the plots.",
-    "field-b": "b (micro-batch)",
-    "field-s": "s (sequence length)",
-    "field-h": "h (hidden size)",
-    "field-gpuFlops": "GPU TFLOP/s",
-    "field-intraGBps": "inside a server, GB/s",
-    "field-interGBps": "between servers, GB/s per GPU",
-    "field-gpusPerNode": "GPUs per server",
-    "field-latencyS": "latency per step, µs",
-    "bad-integer": "“{text}” is not a whole number of at least 1.",
-    "bad-positive": "“{text}” is not a number above 0.",
-    "bad-zero": "“{text}” is not a number of at least 0.",
-    blocked: "Fix the value marked above to see the curves.",
-    summary: "Best degree: t = {t} ({speedup}× faster, step {ms} ms). The group leaves the server above t = {node}.",
-    "speedup-title": "Speedup of one layer's step",
-    "speedup-desc": "Model speedup for t = 1 to 64: {values}.",
-    "speedup-axis": "speedup (×)",
-    "eff-title": "Efficiency (speedup / t)",
-    "eff-desc": "Model efficiency for t = 1 to 64: {values}.",
-    "eff-axis": "efficiency (%)",
-    "x-axis": "t: GPUs in the TP group (log scale)",
-    leaves: "leaves the server",
-    "legend-model": "model",
-    "legend-ideal": "ideal (speedup = t)",
-    "legend-paper": "Megatron-LM D.2 (measured)",
-    "legend-yours": "your tp_speedup",
-    "table-caption": "The model's numbers",
-    "col-bus": "link GB/s",
-    "col-ms": "step ms",
-    "col-speedup": "speed\u00adup",
-    "col-eff": "effi\u00adciency",
-    "try-hint": "Runs your tp_speedup for t = 1, 2, 4, …, 64 on these numbers and draws it over the model.",
-    running: "Running your tp_speedup…",
-    match: "Match: your tp_speedup gives the model's curve at all 7 degrees.",
-    mismatch: "Mismatch: your tp_speedup differs at t = {which} (your curve is the dashed one).",
-  },
-  pl: {
-    ...TRY_MINE_MESSAGES.pl,
-    title: "Przyspieszenie i wydajność w zależności od stopnia TP",
-    intro: "Model z tej lekcji dla kroku uczenia jednej warstwy. Zaczyna od dodatku D.2 artykułu o Megatron-LM: model o 1,2\u00a0mld parametrów przy partii 8 na serwerach DGX-2H.",
-    "predict-title": "Najpierw przewidź",
-    "predict-prompt": "Zanim poruszysz suwak: Megatron-LM zmierzył tę warstwę na 2, 4 i 8 kartach V100. Jakie przyspieszenie uzyskali na 8 GPU?",
-    "predict-label": "Twój typ dla 8 GPU (×)",
-    "predict-button": "Odsłoń wiersz z artykułu",
-    "predict-bad": "„{text}” to nie przyspieszenie: wpisz liczbę od 0 do 64.",
-    "predict-echo": "Twoje przewidywanie: {guess}× na 8 GPU, czyli wydajność {eff}.",
-    "reveal-title": "Dodatek D.2, tabela 8 (pomiary) wobec modelu przy ustawieniach z D.2",
-    "col-t": "GPU",
-    "col-paper": "artykuł: przy\u00adspie\u00adsze\u00adnie",
-    "col-paper-eff": "artykuł: wy\u00addaj\u00adność",
-    "col-model": "model: przy\u00adspie\u00adsze\u00adnie",
-    "reveal-guess": "Twój typ: {guess}×; artykuł zmierzył {paper}×, a model daje {model}×. Punkty są już na wykresach.",
-    "field-b": "b (mikropartia)",
-    "field-s": "s (długość sekwencji)",
-    "field-h": "h (wymiar ukryty)",
-    "field-gpuFlops": "TFLOP/s jednego GPU",
-    "field-intraGBps": "wewnątrz serwera, GB/s",
-    "field-interGBps": "między serwerami, GB/s na GPU",
-    "field-gpusPerNode": "GPU w serwerze",
-    "field-latencyS": "opóźnienie kroku, µs",
-    "bad-integer": "„{text}” nie jest liczbą całkowitą nie mniejszą niż 1.",
-    "bad-positive": "„{text}” nie jest liczbą większą od 0.",
-    "bad-zero": "„{text}” nie jest liczbą nie mniejszą niż 0.",
-    blocked: "Popraw zaznaczoną wartość powyżej, aby zobaczyć krzywe.",
-    summary: "Najlepszy stopień: t = {t} ({speedup}× szybciej, krok {ms} ms). Grupa wychodzi poza serwer powyżej t = {node}.",
-    "speedup-title": "Przyspieszenie kroku jednej warstwy",
-    "speedup-desc": "Przyspieszenie z modelu dla t od 1 do 64: {values}.",
-    "speedup-axis": "przyspieszenie (×)",
-    "eff-title": "Wydajność (przyspieszenie / t)",
-    "eff-desc": "Wydajność z modelu dla t od 1 do 64: {values}.",
-    "eff-axis": "wydajność (%)",
-    "x-axis": "t: GPU w grupie TP (skala log.)",
-    leaves: "wyjście poza serwer",
-    "legend-model": "model",
-    "legend-ideal": "ideał (przyspieszenie = t)",
-    "legend-paper": "Megatron-LM D.2 (pomiar)",
-    "legend-yours": "twoje tp_speedup",
-    "table-caption": "Liczby z modelu",
-    "col-bus": "łącze GB/s",
-    "col-ms": "krok ms",
-    "col-speedup": "przy\u00adspie\u00adsze\u00adnie",
-    "col-eff": "wy\u00addaj\u00adność",
-    "try-hint": "Uruchamia twoje tp_speedup dla t = 1, 2, 4, …, 64 na tych liczbach i rysuje je na tle modelu.",
-    running: "Uruchamiam twoje tp_speedup…",
-    match: "Zgodne: twoje tp_speedup daje krzywą modelu we wszystkich 7 stopniach.",
-    mismatch: "Niezgodne: twoje tp_speedup różni się dla t = {which} (twoja krzywa jest przerywana).",
-  },
-};
-
-const t = translator(MESSAGES);
+const t = translator(TEXT);
 
 /** The value a control shows for a model value (TFLOP/s for FLOP/s, µs for seconds). */
 const shown = (c, value) => (c.scale ? value / c.scale : value);
@@ -168,9 +65,7 @@ export function mount(el, ctx) {
       legend: h("div"),
       table: h("div", { class: "tps-table-wrap" }),
     };
-    fill(el, h("section", { class: "tpw tps", lang },
-      h("h3", { class: "tpw-title" }, t(lang, "title")),
-      h("p", { class: "tpw-intro" }, t(lang, "intro")),
+    fill(el, card({ lang, cls: "tps", title: t(lang, "title"), intro: t(lang, "intro") },
       h("div", { class: "tpw-panel tps-predict" },
         h("h4", {}, t(lang, "predict-title")),
         h("p", {}, t(lang, "predict-prompt")),

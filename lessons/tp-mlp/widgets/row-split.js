@@ -4,7 +4,8 @@
 
 import { h, fill } from "widget-kit/dom.js";
 import { translator } from "widget-kit/i18n.js";
-import { matrixInput, ENTRY_MESSAGES } from "widget-kit/grid.js";
+import TEXT from "./row-split.text.json" with { type: "json" };
+import { matrixInput } from "widget-kit/grid.js";
 import { radios } from "widget-kit/controls.js";
 import { card } from "widget-kit/views.js";
 import { rowSplit, formatVector, formatNumber, nearlyEqual, isShownExactly, ACTIVATIONS } from "widget-kit/matrix.js";
@@ -18,65 +19,7 @@ const DEFAULT_W = [[2, -1], [1, 2], [3, 0], [-2, 1]];
 const SPLIT = 2; // GPU A holds rows 0–1 of W (and x[0], x[1]); GPU B rows 2–3.
 const GPUS = ["A", "B"];
 
-/** The widget's text; exported so the unit tests can check both languages are complete. */
-export const MESSAGES = {
-  en: {
-    ...ENTRY_MESSAGES.en,
-    title: "Split by rows, then a nonlinearity",
-    intro: "GPU A holds rows 0–1 of W, GPU B rows 2–3. Each multiplies its half of x by its rows; the all-reduce adds the two partial results.",
-    prompt: "Change the last input coordinate, x[3], and check both orders.",
-    "caption-x": "x (input)",
-    "caption-W": "W (4 × 2): split by rows",
-    gpu: "GPU {g}",
-    nonlinearity: "Nonlinearity",
-    partial: "partial result, rows {rows}",
-    "partial-label": "GPU {g} partial",
-    "sum-label": "sum (all-reduce)",
-    sum: "all-reduce: the sum of the partials",
-    "full-label": "xW (unsplit)",
-    full: "xW computed whole",
-    "sum-matches": "the same as xW",
-    "sum-differs": "differs from xW",
-    "after-title": "{act} after the sum",
-    "after-note": "correct",
-    "before-title": "{act} before the sum, on each GPU",
-    "before-note": "what a row split would compute without a second communication",
-    "after-label": "{act} after the sum",
-    "before-label": "{act} before the sum",
-    disagree: ({ coords }) => `The two orders disagree in coordinate${coords.length > 1 ? "s" : ""} ${coords.join(" and ")}: applying the nonlinearity to the partials is not the same as applying it to their sum.`,
-    agree: "For these numbers both orders happen to agree. They disagree as soon as a partial result has an entry the nonlinearity changes differently than the sum: try a larger negative entry.",
-    blocked: "Fix the input marked above to see the results.",
-  },
-  pl: {
-    ...ENTRY_MESSAGES.pl,
-    title: "Podział wierszami, a potem nieliniowość",
-    intro: "GPU A ma wiersze 0–1 macierzy W, GPU B wiersze 2–3. Każde mnoży swoją połowę x przez swoje wiersze; all-reduce dodaje oba wyniki częściowe.",
-    prompt: "Zmień ostatnią współrzędną wejścia, x[3], i sprawdź obie kolejności.",
-    "caption-x": "x (wejście)",
-    "caption-W": "W (4 × 2): podział wierszami",
-    gpu: "GPU {g}",
-    nonlinearity: "Nieliniowość",
-    partial: "wynik częściowy, wiersze {rows}",
-    "partial-label": "GPU {g}, wynik częściowy",
-    "sum-label": "suma (all-reduce)",
-    sum: "all-reduce: suma wyników częściowych",
-    "full-label": "xW (bez podziału)",
-    full: "xW policzone w całości",
-    "sum-matches": "to samo co xW",
-    "sum-differs": "różni się od xW",
-    "after-title": "{act} po sumowaniu",
-    "after-note": "poprawnie",
-    "before-title": "{act} przed sumowaniem, na każdym GPU",
-    "before-note": "to policzyłby podział wierszami bez drugiej komunikacji",
-    "after-label": "{act} po sumowaniu",
-    "before-label": "{act} przed sumowaniem",
-    disagree: ({ coords }) => `Kolejności dają różne wyniki (${coords.length > 1 ? "współrzędne" : "współrzędna"} ${coords.join(" i ")}): nieliniowość nałożona na wyniki częściowe to nie to samo, co nałożona na ich sumę.`,
-    agree: "Dla tych liczb obie kolejności przypadkiem się zgadzają. Rozjadą się, gdy wynik częściowy ma współrzędną, którą nieliniowość zmienia inaczej niż sumę: spróbuj większej liczby ujemnej.",
-    blocked: "Popraw zaznaczone pole powyżej, aby zobaczyć wyniki.",
-  },
-};
-
-const t = translator(MESSAGES);
+const t = translator(TEXT);
 
 const ACT_NAMES = { relu: "ReLU", gelu: "GeLU" };
 
@@ -198,7 +141,7 @@ export function mount(el, ctx) {
         { class: `tpw-verdict ${coords.length ? "is-different" : "is-equal"}`, "data-testid": "verdict", "data-agree": String(!coords.length) },
         h("span", { class: "tpw-icon", "aria-hidden": "true" }, coords.length ? "≠" : "="),
         " ",
-        coords.length ? t(lang, "disagree", { coords }) : t(lang, "agree")
+        coords.length ? t(lang, "disagree", { count: coords.length, coords }) : t(lang, "agree")
       )
     );
   }

@@ -3,12 +3,13 @@
 // learner's own shard_mlp and tp_mlp.
 
 import { h, fill, sub } from "widget-kit/dom.js";
-import { inflect, translator } from "widget-kit/i18n.js";
-import { matrixInput, showErrors, ENTRY_MESSAGES } from "widget-kit/grid.js";
+import { translator } from "widget-kit/i18n.js";
+import TEXT from "./tp-mlp-example.text.json" with { type: "json" };
+import { matrixInput, showErrors } from "widget-kit/grid.js";
 import { select } from "widget-kit/controls.js";
 import { card, gpuCard, matrixFigure, valueLine } from "widget-kit/views.js";
-import { TRY_MINE_MESSAGES, tryMine, verdict } from "widget-kit/try-mine.js";
-import { MISSED_SUM_MESSAGES, missedSumHint } from "widget-kit/missed-sum.js";
+import { tryMine, verdict } from "widget-kit/try-mine.js";
+import { missedSumHint } from "widget-kit/missed-sum.js";
 import { tpMlp, checkMlpShapes, divisors, formatVector, compareLearner, decimalIn, indexRange } from "widget-kit/matrix.js";
 
 // The learner functions "Try with my code" runs (lessonkit check: declared in lesson.toml).
@@ -23,95 +24,7 @@ const DEFAULT_N = 2;
 const MAX_D = 4;
 const MAX_F = 8;
 
-/** The widget's text; exported so the unit tests can check both languages are complete. */
-export const MESSAGES = {
-  en: {
-    ...TRY_MINE_MESSAGES.en,
-    ...MISSED_SUM_MESSAGES.en,
-    ...ENTRY_MESSAGES.en,
-    title: "The worked example, live",
-    intro: "Change any number: every result below is recomputed as you type.",
-    sizes: "Sizes",
-    "size-D": "D (token width)",
-    "size-F": "F (hidden width)",
-    "size-N": "n (GPUs)",
-    "n-bad-option": "{N} (does not divide F)",
-    "not-divisible": "F = {F} is not divisible by n = {N}: every GPU must get the same number of columns. Choose n from {list}.",
-    "shape-problem": "The shapes of X, A and B do not fit together.",
-    "caption-X": "X: one token (length D)",
-    "caption-A": "A (D × F): split by columns",
-    "caption-B": "B (F × D): split by rows",
-    gpu: "GPU {i}",
-    "unsplit-title": "On one device (unsplit)",
-    "gpus-title": ({ N }) => (N === 1 ? "On 1 GPU (nothing to split)" : `On ${N} GPUs, each with its own shard`),
-    owns: ({ cols, one }) => (one ? `column ${cols} of A, row ${cols} of B` : `columns ${cols} of A, rows ${cols} of B`),
-    "reduce-title": "All-reduce",
-    "reduce-sum": ({ N }) => (N === 1 ? "the only partial" : `sum of the ${N} partials`),
-    unsplit: "computed on one device",
-    "label-Y-unsplit": "Y (unsplit)",
-    "label-partial": "GPU {i} partial Y_{i}",
-    "label-Y-compare": "Y (unsplit, for comparison)",
-    equal: "Equal: the all-reduce gives exactly the unsplit result.",
-    "not-equal": "Not equal: the largest difference is {diff}.",
-    blocked: "Fix the input marked above to see the results.",
-    "try-hint": "Runs your shard_mlp and tp_mlp on these numbers, in Python, and shows their result next to the reference.",
-    running: "Running your shard_mlp and tp_mlp…",
-    reference: "Reference",
-    yours: "Your code",
-    match: "Match: your tp_mlp gives the reference result.",
-    mismatch: "Mismatch: your tp_mlp gives a different result.",
-    "bad-shape": ({ got, D }) => `Your tp_mlp returned ${got}; for one token X it should return ${D} number${D === 1 ? "" : "s"}.`,
-    "shard-count": "Hint: your shard_mlp did not return a list of {N} pairs (A_i, B_i).",
-    "shard-pair": "Hint: item {i} of your shard_mlp's list is not a pair (A_i, B_i).",
-    "shard-A": "Hint: your A_{i} is not columns {cols} of A.",
-    "shard-B": "Hint: your B_{i} is not rows {cols} of B.",
-    "not-numbers": "not a list of numbers",
-  },
-  pl: {
-    ...TRY_MINE_MESSAGES.pl,
-    ...MISSED_SUM_MESSAGES.pl,
-    ...ENTRY_MESSAGES.pl,
-    title: "Przykład na żywo",
-    intro: "Zmień dowolną liczbę: wszystkie wyniki poniżej liczą się od nowa w trakcie pisania.",
-    sizes: "Rozmiary",
-    "size-D": "D (szerokość tokenu)",
-    "size-F": "F (szerokość warstwy ukrytej)",
-    "size-N": "n (liczba GPU)",
-    "n-bad-option": "{N} (nie dzieli F)",
-    "not-divisible": "F = {F} nie dzieli się przez n = {N}: każde GPU musi dostać tyle samo kolumn. Wybierz n spośród {list}.",
-    "shape-problem": "Kształty X, A i B do siebie nie pasują.",
-    "caption-X": "X: jeden token (długość D)",
-    "caption-A": "A (D × F): podział kolumnami",
-    "caption-B": "B (F × D): podział wierszami",
-    gpu: "GPU {i}",
-    "unsplit-title": "Na jednym urządzeniu (bez podziału)",
-    "gpus-title": ({ N }) => (N === 1 ? "Na 1 GPU (nie ma czego dzielić)" : `Na ${N} GPU, każde z własnym kawałkiem`),
-    owns: ({ cols, one }) => (one ? `kolumna ${cols} macierzy A, wiersz ${cols} macierzy B` : `kolumny ${cols} macierzy A, wiersze ${cols} macierzy B`),
-    "reduce-title": "All-reduce",
-    "reduce-sum": ({ N }) => (N === 1 ? "jedyny wynik częściowy" : `suma ${N} wyników częściowych`),
-    unsplit: "policzone na jednym urządzeniu",
-    "label-Y-unsplit": "Y (bez podziału)",
-    "label-partial": "GPU {i}: wynik częściowy Y_{i}",
-    "label-Y-compare": "Y (bez podziału, do porównania)",
-    equal: "Równe: all-reduce daje dokładnie wynik bez podziału.",
-    "not-equal": "Różne: największa różnica wynosi {diff}.",
-    blocked: "Popraw zaznaczone pole powyżej, aby zobaczyć wyniki.",
-    "try-hint": "Uruchamia twoje shard_mlp i tp_mlp na tych liczbach, w Pythonie, i pokazuje wynik obok wzorcowego.",
-    running: "Uruchamiam twoje shard_mlp i tp_mlp…",
-    reference: "Wzorzec",
-    yours: "Twój kod",
-    match: "Zgodne: twoje tp_mlp daje wynik wzorcowy.",
-    mismatch: "Niezgodne: twoje tp_mlp daje inny wynik.",
-    "bad-shape": ({ got, D }) => `Twoje tp_mlp zwróciło ${got}; dla jednego tokenu X powinno zwrócić ${D} ${inflect("pl", D, { one: "liczbę", few: "liczby", many: "liczb" })}.`,
-    "shard-count": "Podpowiedź: twoje shard_mlp nie zwróciło listy {N} par (A_i, B_i).",
-    "shard-pair": "Podpowiedź: element {i} listy z shard_mlp nie jest parą (A_i, B_i).",
-    "shard-A": "Podpowiedź: twoje A_{i} to nie kolumny {cols} macierzy A.",
-    "shard-B": "Podpowiedź: twoje B_{i} to nie wiersze {cols} macierzy B.",
-    "not-numbers": "coś, co nie jest listą liczb",
-  },
-};
-
-const t = translator(MESSAGES);
+const t = translator(TEXT);
 
 export function mount(el, ctx) {
   const mine = tryMine({ run: ctx.runWithLearnerCode, t, onChange: () => compute() });
@@ -243,7 +156,7 @@ export function mount(el, ctx) {
       line(t(lang, "label-Y-unsplit"), "Y = GeLU(XA)B", r.Y, "Y-unsplit")
     );
     const cards = r.gpus.map((g, i) =>
-      gpuCard({ i, label: t(lang, "gpu", { i }), note: t(lang, "owns", { cols: indexRange(...g.range), one: g.range[1] - g.range[0] === 1 }) },
+      gpuCard({ i, label: t(lang, "gpu", { i }), note: t(lang, "owns", { cols: indexRange(...g.range), count: g.range[1] - g.range[0] }) },
         h("div", { class: "tpw-shard" }, matrixFigure(sub("A", i), g.A_i, lang), matrixFigure(sub("B", i), g.B_i, lang)),
         line(`GPU ${i} H_${i}`, [sub("H", i), " = GeLU(X", sub("A", i), ")"], g.H_i, `H-${i}`),
         line(t(lang, "label-partial", { i }), [sub("Y", i), " = ", sub("H", i), sub("B", i)], g.Y_i, `Y-${i}`)));
@@ -252,12 +165,12 @@ export function mount(el, ctx) {
       "div",
       { class: "tpw-panel tpw-reduce" },
       h("h4", {}, t(lang, "reduce-title")),
-      line("Y (all-reduce)", [...partialNames, h("span", { class: "tpw-aside" }, ` (${t(lang, "reduce-sum", { N })})`)], r.allReduce, "Y-allreduce"),
+      line("Y (all-reduce)", [...partialNames, h("span", { class: "tpw-aside" }, ` (${t(lang, "reduce-sum", { count: N })})`)], r.allReduce, "Y-allreduce"),
       line(t(lang, "label-Y-compare"), ["GeLU(XA)B", h("span", { class: "tpw-aside" }, ` (${t(lang, "unsplit")})`)], r.Y, "Y-unsplit-compare"),
       verdict(r.equal, r.equal ? t(lang, "equal") : t(lang, "not-equal", { diff: decimalIn(lang, r.maxDiff.toExponential(2)) }), null, "equal"));
     return [
       unsplit,
-      h("div", { class: "tpw-gpus-block" }, h("h4", {}, t(lang, "gpus-title", { N })), h("div", { class: "tpw-gpus" }, cards)),
+      h("div", { class: "tpw-gpus-block" }, h("h4", {}, t(lang, "gpus-title", { count: N })), h("div", { class: "tpw-gpus" }, cards)),
       reduce,
     ];
   }
@@ -279,7 +192,7 @@ export function mount(el, ctx) {
       const cmp = compareLearner(L.outcome.results, ref);
       const D = ref.Y.length;
       const yours = cmp.verdict === "bad-shape"
-        ? t(lang, "bad-shape", { got: cmp.got ? JSON.stringify(L.outcome.results[1]) : t(lang, "not-numbers"), D })
+        ? t(lang, "bad-shape", { got: cmp.got ? JSON.stringify(L.outcome.results[1]) : t(lang, "not-numbers"), count: D })
         : formatVector(cmp.got, "()", lang);
       const shardHint = cmp.shardProblem && hintFor(cmp.shardProblem, ref, lang);
       const sumHint = cmp.verdict === "mismatch" && missedSumHint(t, lang, cmp.got, ref.gpus.map((g) => g.Y_i));

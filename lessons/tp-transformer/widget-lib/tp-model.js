@@ -2,24 +2,11 @@
 // widgets: the same math as the lesson (shards, f and g, sequence parallelism, SGD), with every
 // collective counted. Matrices are arrays of rows.
 
+import { matMul as matmul, addMatrices as add, columns as cols, rows as rowsOf } from "widget-kit/matrix.js";
+
 const zeros = (r, c) => Array.from({ length: r }, () => new Array(c).fill(0));
 const T_ = (M) => M[0].map((_, c) => M.map((row) => row[c]));
-export function matmul(A, B) {
-  const out = zeros(A.length, B[0].length);
-  for (let i = 0; i < A.length; i++) {
-    for (let k = 0; k < B.length; k++) {
-      const a = A[i][k];
-      if (a === 0) continue;
-      const row = B[k], o = out[i];
-      for (let j = 0; j < row.length; j++) o[j] += a * row[j];
-    }
-  }
-  return out;
-}
-const add = (A, B) => A.map((row, i) => row.map((v, j) => v + B[i][j]));
 const scale = (A, s) => A.map((row) => row.map((v) => v * s));
-const cols = (M, s, e) => M.map((row) => row.slice(s, e));
-const rowsOf = (M, s, e) => M.slice(s, e).map((row) => row.slice());
 const copy = (M) => (Array.isArray(M[0]) ? M.map((row) => row.slice()) : M.slice());
 const chunks = (M, n) => Array.from({ length: n }, (_, i) => rowsOf(M, (i * M.length) / n, ((i + 1) * M.length) / n));
 

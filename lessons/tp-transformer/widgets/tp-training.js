@@ -6,9 +6,11 @@
 import "./tp-training.css";
 import { h, fill } from "widget-kit/dom.js";
 import { formatFixed, translator } from "widget-kit/i18n.js";
+import { card } from "widget-kit/views.js";
+import TEXT from "./tp-training.text.json" with { type: "json" };
 import { numberField, readNumber, select } from "widget-kit/controls.js";
 import { legend, plot, redrawOnResize, widthOf } from "widget-kit/plot.js";
-import { TRY_MINE_MESSAGES, tryMine, verdict } from "widget-kit/try-mine.js";
+import { tryMine, verdict } from "widget-kit/try-mine.js";
 import { randomProblem, train } from "../widget-lib/tp-model.js";
 
 export const calls = ["train_tp"];
@@ -17,55 +19,7 @@ const SIZES = { L: 2, T: 8, D: 8, F: 16 };
 const HEADS = 4;
 const N_CHOICES = [1, 2, 4];
 
-export const MESSAGES = {
-  en: {
-    ...TRY_MINE_MESSAGES.en,
-    title: "Training curves: one device, TP, TP + SP",
-    intro: "A tiny model (2 blocks, T = 8 tokens, D = 8, 4 heads, F = 16) trained with SGD, recomputed as you edit. The tensor-parallel curves lie on the one-device curve: the split changes where the sums happen, not what they add up to.",
-    n: "n (GPUs)", steps: "steps", lr: "learning rate", seed: "seed",
-    "bad-steps": "steps must be a whole number from 1 to 40; “{text}” is not.",
-    "bad-lr": "the learning rate must be a number above 0 and at most 5; “{text}” is not.",
-    "bad-seed": "the seed must be a whole number from 0 to 99999; “{text}” is not.",
-    blocked: "Fix the input marked above to see the curves.",
-    one: "one device", tp: "TP on n = {n}", sp: "TP + SP on n = {n}", mine: "your train_tp", "mine-sp": "your train_tp, sp",
-    axis: "step", loss: "loss",
-    diff: "Largest difference from one device: TP {tp}, TP + SP {sp}.",
-    counts: "Collectives of the run: TP {tp}; TP + SP {sp}.",
-    "try-hint": "Runs your train_tp on this model, without and with sp, and draws your losses.",
-    running: "Running your train_tp…",
-    match: "Match: your losses lie on the one-device curve (largest difference {diff}).",
-    mismatch: "Your losses leave the one-device curve at step {step}: expected {want}, yours {got}.",
-    "bad-result": {
-      one: "Your train_tp should return a list of {count} number; it returned {got}.",
-      other: "Your train_tp should return a list of {count} numbers; it returned {got}.",
-    },
-  },
-  pl: {
-    ...TRY_MINE_MESSAGES.pl,
-    title: "Krzywe uczenia: jedno urządzenie, TP, TP + SP",
-    intro: "Mały model (2 bloki, T = 8 tokenów, D = 8, 4 głowice, F = 16) trenowany metodą SGD, liczony od nowa przy każdej zmianie. Krzywe z równoległością tensorową leżą na krzywej z jednego urządzenia: podział zmienia miejsce sumowania, a nie wynik.",
-    n: "n (liczba GPU)", steps: "kroki", lr: "współczynnik uczenia", seed: "ziarno",
-    "bad-steps": "liczba kroków musi być liczbą całkowitą od 1 do 40; „{text}” nią nie jest.",
-    "bad-lr": "współczynnik uczenia musi być liczbą większą od 0 i nie większą niż 5; „{text}” nią nie jest.",
-    "bad-seed": "ziarno musi być liczbą całkowitą od 0 do 99999; „{text}” nią nie jest.",
-    blocked: "Popraw zaznaczone pole powyżej, aby zobaczyć krzywe.",
-    one: "jedno urządzenie", tp: "TP na n = {n}", sp: "TP + SP na n = {n}", mine: "twoje train_tp", "mine-sp": "twoje train_tp, sp",
-    axis: "krok", loss: "strata",
-    diff: "Największa różnica względem jednego urządzenia: TP {tp}, TP + SP {sp}.",
-    counts: "Operacje zbiorowe całego treningu: TP {tp}; TP + SP {sp}.",
-    "try-hint": "Uruchamia twoje train_tp na tym modelu, bez sp i z sp, i rysuje twoje straty.",
-    running: "Uruchamiam twoje train_tp…",
-    match: "Zgodne: twoje straty leżą na krzywej z jednego urządzenia (największa różnica {diff}).",
-    mismatch: "Twoje straty schodzą z krzywej jednego urządzenia w kroku {step}: oczekiwano {want}, twoje {got}.",
-    // "listę 1 liczby", "listę 2 liczb", "listę 5 liczb": the genitive after "listę".
-    "bad-result": {
-      one: "Twoje train_tp powinno zwrócić listę {count} liczby; zwróciło {got}.",
-      few: "Twoje train_tp powinno zwrócić listę {count} liczb; zwróciło {got}.",
-      many: "Twoje train_tp powinno zwrócić listę {count} liczb; zwróciło {got}.",
-    },
-  },
-};
-const t = translator(MESSAGES);
+const t = translator(TEXT);
 
 const fmt = (lang, v, digits = 4) => formatFixed(lang, v, digits);
 const expo = (lang, v) => {
@@ -91,9 +45,7 @@ export function mount(el, ctx) {
     const fields = Object.fromEntries(Object.keys(FIELDS).map((key) => [key, numberField({ label: t(lang, key), name: key,
       text: state.text[key], lang, attrs: { "data-testid": key }, onInput: (text) => { state.text[key] = text; compute(); } })]));
     view = { fields, out: h("div", {}) };
-    fill(el, h("section", { class: "tpw tptr", lang },
-      h("h3", { class: "tpw-title" }, t(lang, "title")),
-      h("p", { class: "tpw-intro" }, t(lang, "intro")),
+    fill(el, card({ lang, cls: "tptr", title: t(lang, "title"), intro: t(lang, "intro") },
       h("fieldset", { class: "tpw-sizes" },
         select({ label: t(lang, "n"), options: N_CHOICES, value: state.n, attrs: { "data-size": "n" },
           onChange: (n) => { state.n = n; render("n"); } }),

@@ -6,10 +6,11 @@
 import "./vocab-loss.css";
 import { h, fill } from "widget-kit/dom.js";
 import { translator } from "widget-kit/i18n.js";
-import { inputGrid, readGrid, showErrors, entryErrorText, ENTRY_MESSAGES } from "widget-kit/grid.js";
+import TEXT from "./vocab-loss.text.json" with { type: "json" };
+import { inputGrid, readGrid, showErrors, entryErrorText } from "widget-kit/grid.js";
 import { select, toggle } from "widget-kit/controls.js";
 import { card } from "widget-kit/views.js";
-import { TRY_MINE_MESSAGES, tryMine, verdict } from "widget-kit/try-mine.js";
+import { tryMine, verdict } from "widget-kit/try-mine.js";
 import { formatNumber, formatVector } from "widget-kit/matrix.js";
 import { vocabParallelLoss, ownerOf, parseTarget } from "../widget-lib/vocab-loss-math.js";
 
@@ -22,91 +23,7 @@ const DEFAULT_TARGETS = [1, 6];
 const GPU_COUNTS = [2, 4];
 const LAST_STEP = 4;
 
-export const MESSAGES = {
-  en: {
-    ...TRY_MINE_MESSAGES.en,
-    ...ENTRY_MESSAGES.en,
-    title: "Three all-reduces make the loss",
-    intro: "Edit any logit or target; every number below is recomputed as you type. Step through the all-reduces with the buttons.",
-    gpus: "GPUs",
-    "local-max-only": "Use only each GPU's local max (the classic mistake)",
-    token: "token {t}",
-    id: "id {v}",
-    target: "target of token {t}",
-    "target-empty": "The target of token {t} is empty: type an id from 0 to 7.",
-    "target-range": "The target of token {t}, “{text}”, is not an id: type a whole number from 0 to 7.",
-    gpu: "GPU {i}",
-    owns: "ids {start}–{last}",
-    back: "← Back",
-    next: "Next all-reduce →",
-    all: "Show all",
-    step: "Step {k} of 4",
-    "step-0": "Each GPU holds only its slice of every row of logits.",
-    "step-1": "1. all-reduce MAX: every GPU's local maximum, and the global maximum m.",
-    "step-1-wrong": "1. Each GPU keeps its own local maximum mᵢ (no all-reduce MAX used below).",
-    "step-2": "2. all-reduce SUM of Σ exp(z − m), each GPU with the same global m.",
-    "step-2-wrong": "2. all-reduce SUM of Σ exp(z − mᵢ), each GPU with its own mᵢ: sums in different units.",
-    "step-3": "3. all-reduce SUM of the target's logit: only its owner adds it, the others add 0.",
-    "step-4": "The loss on every GPU: m + log Σ − z_target, beside the loss from the full row.",
-    "row-reduced": "all-reduced",
-    "loss-split": "loss from the all-reduces",
-    "loss-full": "loss from the full row (one device)",
-    equal: "Equal: the three all-reduces give exactly the full-row loss.",
-    "not-equal": "Not equal: off by up to {diff}. Rescaling to the global maximum is what makes the GPUs' sums add up.",
-    blocked: "Fix the input marked above to see the results.",
-    "try-hint": "Runs your vp_cross_entropy on these slices and targets and compares it with the reference.",
-    running: "Running your vp_cross_entropy…",
-    yours: "your vp_cross_entropy",
-    reference: "reference",
-    match: "Match: your vp_cross_entropy gives the reference losses.",
-    mismatch: "Mismatch: your vp_cross_entropy gives different losses.",
-    "local-max-hint": "Hint: your losses are the ones of the local-max mistake (the switch above): rescale every GPU's sum to the global maximum m before adding them.",
-    "bad-shape": "Your vp_cross_entropy returned {got}; expected {T} losses, one per token.",
-    stale: "The numbers have changed since this run; press the button again.",
-  },
-  pl: {
-    ...TRY_MINE_MESSAGES.pl,
-    ...ENTRY_MESSAGES.pl,
-    title: "Trzy all-reduce dają stratę",
-    intro: "Zmień dowolny logit lub cel; wszystkie liczby poniżej liczą się od nowa w trakcie pisania. Przyciskami przejdź przez kolejne all-reduce.",
-    gpus: "Liczba GPU",
-    "local-max-only": "Użyj tylko lokalnego maksimum każdego GPU (klasyczny błąd)",
-    token: "token {t}",
-    id: "id {v}",
-    target: "cel tokenu {t}",
-    "target-empty": "Cel tokenu {t} jest pusty: wpisz identyfikator od 0 do 7.",
-    "target-range": "Cel tokenu {t}, „{text}”, nie jest identyfikatorem: wpisz liczbę całkowitą od 0 do 7.",
-    gpu: "GPU {i}",
-    owns: "id {start}–{last}",
-    back: "← Wstecz",
-    next: "Następny all-reduce →",
-    all: "Pokaż wszystko",
-    step: "Krok {k} z 4",
-    "step-0": "Każde GPU ma tylko swój kawałek każdego wiersza logitów.",
-    "step-1": "1. all-reduce MAX: lokalne maksimum każdego GPU i globalne maksimum m.",
-    "step-1-wrong": "1. Każde GPU zostaje przy własnym lokalnym maksimum mᵢ (all-reduce MAX nie jest niżej używany).",
-    "step-2": "2. all-reduce SUM z Σ exp(z − m), każde GPU z tym samym globalnym m.",
-    "step-2-wrong": "2. all-reduce SUM z Σ exp(z − mᵢ), każde GPU z własnym mᵢ: sumy w różnych jednostkach.",
-    "step-3": "3. all-reduce SUM logitu celu: dodaje go tylko jego właściciel, pozostałe dodają 0.",
-    "step-4": "Strata na każdym GPU: m + log Σ − z_cel, obok straty z pełnego wiersza.",
-    "row-reduced": "po all-reduce",
-    "loss-split": "strata z all-reduce",
-    "loss-full": "strata z pełnego wiersza (jedno urządzenie)",
-    equal: "Równe: trzy all-reduce dają dokładnie stratę z pełnego wiersza.",
-    "not-equal": "Różne: różnica do {diff}. Dopiero przeskalowanie do globalnego maksimum sprawia, że sumy z GPU można dodać.",
-    blocked: "Popraw zaznaczone pole powyżej, aby zobaczyć wyniki.",
-    "try-hint": "Uruchamia twoje vp_cross_entropy na tych kawałkach i celach i porównuje wynik ze wzorcowym.",
-    running: "Uruchamiam twoje vp_cross_entropy…",
-    yours: "Twoje vp_cross_entropy",
-    reference: "wzorzec",
-    match: "Zgodne: twoje vp_cross_entropy daje wzorcowe straty.",
-    mismatch: "Niezgodne: twoje vp_cross_entropy daje inne straty.",
-    "local-max-hint": "Podpowiedź: twoje straty to straty błędu lokalnego maksimum (przełącznik powyżej): przed dodaniem przeskaluj sumę każdego GPU do globalnego maksimum m.",
-    "bad-shape": "Twoje vp_cross_entropy zwróciło {got}; oczekiwano {T} strat, po jednej na token.",
-  },
-};
-
-const t = translator(MESSAGES);
+const t = translator(TEXT);
 
 export function mount(el, ctx) {
   const mine = tryMine({ run: ctx.runWithLearnerCode, t, onChange: () => compute() });

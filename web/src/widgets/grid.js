@@ -100,25 +100,11 @@ export function entryErrorText(t, lang, error) {
   return t(lang, `entry-${error.reason}`, { name: error.name, text: error.text });
 }
 
-/** The inline messages for unreadable entries, merged into each widget's own messages. */
-export const ENTRY_MESSAGES = {
-  en: {
-    "entry-empty": "{name} is empty: type a number.",
-    "entry-not-a-number": "{name}: “{text}” is not a number.",
-    "entry-too-large": "{name}: {text} is too large to compute with.",
-  },
-  pl: {
-    "entry-empty": "{name} jest puste: wpisz liczbę.",
-    "entry-not-a-number": "{name}: „{text}” nie jest liczbą.",
-    "entry-too-large": "{name}: {text} to za duża liczba do obliczeń.",
-  },
-};
-
 /**
  * matrixInput({name, caption, values, vector, cellClass, rowHead, colHead, onInput, cls, testid})
  * -> {el, table, inputs, texts(), read(t, lang, {limit})}: an editable matrix under its caption
  * with its inline errors below it (`data-testid` = testid, by default "errors-<name>").
- * read() shows the unreadable entries' messages (ENTRY_MESSAGES through the widget's t) and
+ * read() shows the unreadable entries' messages (the kit's "entry-*" texts, through the widget's t) and
  * gives the numbers, or null while one is unreadable; texts() is what the learner typed.
  */
 export function matrixInput({ name, caption, cls = "", testid, ...grid }) {

@@ -1,5 +1,9 @@
-// Widget and page text in the course's languages. Each widget keeps its own messages; this
-// module looks them up, fills in {placeholders} and writes numbers the language's way.
+// Widget text in the course's languages. A widget's text lives beside it, in
+// widgets/<name>.text.json ({"en": {key: message}, "pl": {...}}; the kit's shared texts in
+// ./text.json); this module looks a message up, fills in {placeholders} and writes numbers
+// and lists the language's way. The build checks the files (authorkit/widget_text.py).
+
+import KIT_TEXT from "./text.json" with { type: "json" };
 
 /**
  * A number the way `lang` writes it: Polish "50 257" and "1,65", English "50,257" and "1.65".
@@ -21,27 +25,30 @@ export function inflect(lang, count, forms) {
 }
 
 /**
- * translator({en: {key: "Hello {name}"}, pl: {...}}) -> t(lang, key, vars).
- * A message may be:
- * - a string: number vars are written the language's way (formatNumberIn), others as given;
+ * translator(TEXT) -> t(lang, key, vars), TEXT being a widget's {"en": {...}, "pl": {...}}; the
+ * kit's shared texts (./text.json: entry errors, "Try with my code", the missed-sum hints) are
+ * there too, and the widget's own text overrides them. A message is
+ * - a string: {name} is replaced by vars.name: a number written the language's way
+ *   (formatNumberIn), a list as the language joins it ("0 and 1", "0 i 1"), anything else as given;
  * - plural forms, {one, few, many, other} (the categories of Intl.PluralRules: English has
  *   one and other, Polish one, few and many), chosen by `vars.count`: "4 liczby", "5 liczb";
- * - a function of vars (for lists and anything else).
- * A key missing in one language falls back to English, so a half-translated widget still
- * shows text.
+ * - (in the page's web/src/ui-text.js only, not in a text file) a function of vars.
+ * A key missing in one language falls back to English (the build reports it).
  */
-export function translator(messages) {
+export function translator(text) {
   return function t(lang, key, vars = {}) {
-    let msg = messages[lang]?.[key] ?? messages.en[key];
+    const [msgLang, msg] = [[lang, text], [lang, KIT_TEXT], ["en", text], ["en", KIT_TEXT]]
+      .map(([l, source]) => [l, source[l]?.[key]]).find(([, m]) => m !== undefined) ?? [];
     if (msg === undefined) throw new Error(`widget text "${key}" is missing`);
-    if (typeof msg === "function") return msg(vars);
-    if (typeof msg === "object") msg = inflect(messages[lang]?.[key] ? lang : "en", vars.count, msg);
-    return msg.replace(/\{(\w+)\}/g, (_, name) => {
-      if (!(name in vars)) return `{${name}}`;
-      const value = vars[name];
-      return typeof value === "number" ? formatNumberIn(lang, value) : String(value);
-    });
+    if (typeof msg === "function") return msg(vars); // the page's own ui-text.js (JSON holds none)
+    const template = typeof msg === "object" ? inflect(msgLang, vars.count, msg) : msg;
+    return template.replace(/\{(\w+)\}/g, (_, name) => (name in vars ? written(lang, vars[name]) : `{${name}}`));
   };
+}
+
+function written(lang, value) {
+  if (Array.isArray(value)) return new Intl.ListFormat(lang, { type: "conjunction" }).format(value.map((v) => written(lang, v)));
+  return typeof value === "number" ? formatNumberIn(lang, value) : String(value);
 }
 
 /** `value` with exactly `digits` decimals, trailing zeros kept (a table column lines up). */

@@ -92,6 +92,22 @@ export function vecMat(x, M) {
   return out;
 }
 
+/** M (R×K) times P (K×C): each entry summed over k in order, so every widget gets the same sums. */
+export function matMul(M, P) {
+  const C = P.length ? P[0].length : 0;
+  return M.map((row) => {
+    const out = new Array(C).fill(0);
+    row.forEach((m, k) => {
+      for (let c = 0; c < C; c++) out[c] += m * P[k][c];
+    });
+    return out;
+  });
+}
+
+export function addMatrices(P, Q) {
+  return P.map((row, r) => row.map((v, c) => v + Q[r][c]));
+}
+
 export function columns(M, start, end) {
   return M.map((row) => row.slice(start, end));
 }

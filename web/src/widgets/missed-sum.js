@@ -9,20 +9,6 @@ export function sumTerms(name, n) {
   return `${name}_0 + ${name}_1 + … + ${name}_${n - 1}`;
 }
 
-/** Spread into a widget's MESSAGES; `missedSumHint` uses them. */
-export const MISSED_SUM_MESSAGES = {
-  en: {
-    "missed-one": "Hint: your result is GPU {i}'s share alone, {share}_{i}: the all-reduce that adds up every GPU's share, {total} = {terms}, is missing.",
-    "missed-some": "Hint: your result adds up the shares of GPUs {gpus} only: the all-reduce adds every GPU's share, {total} = {terms}.",
-    "missed-mean": "Hint: your result is the mean of the GPUs' shares: the all-reduce adds them up, {total} = {terms}, so dividing by n = {n} leaves it n times too small.",
-  },
-  pl: {
-    "missed-one": "Podpowiedź: twój wynik to sam udział GPU {i}, {share}_{i}: brakuje operacji all-reduce, która dodaje udziały wszystkich GPU, {total} = {terms}.",
-    "missed-some": "Podpowiedź: twój wynik dodaje tylko udziały GPU {gpus}: operacja all-reduce dodaje udziały wszystkich GPU, {total} = {terms}.",
-    "missed-mean": "Podpowiedź: twój wynik to średnia udziałów GPU: operacja all-reduce je sumuje, {total} = {terms}, więc dzielenie przez n = {n} daje wynik n razy za mały.",
-  },
-};
-
 /** The sets of two or more GPUs, not all n, a wrong loop may add up (as the grader's _subsets). */
 function subsets(n) {
   const found = [];

@@ -6,22 +6,6 @@
 
 import { h, fill } from "./dom.js";
 
-/** The texts every widget's run shares; spread them into MESSAGES and override any of them. */
-export const TRY_MINE_MESSAGES = {
-  en: {
-    "try-button": "Try with my code",
-    failed: "Your code could not run on this example:",
-    stale: "The numbers have changed since this run; press the button again to rerun.",
-    printed: "Printed output",
-  },
-  pl: {
-    "try-button": "Sprawdź mój kod",
-    failed: "Twój kod nie zadziałał na tym przykładzie:",
-    stale: "Liczby zmieniły się od tego uruchomienia; naciśnij przycisk ponownie.",
-    printed: "Wypisany tekst",
-  },
-};
-
 /**
  * A verdict line, ✓ or ✗ and `text`; `data-verdict` names which (`code`), `data-ok` whether
  * it is ✓ (the tests read them); `testid` is "learner-verdict" for a run of the learner's code.
@@ -39,8 +23,9 @@ export function verdict(ok, text, code, testid = "learner-verdict") {
 /**
  * tryMine({run, t, onChange}): the "Try with my code" part of one widget.
  * - run: `ctx.runWithLearnerCode`; null on a page without Python, which then shows no button;
- * - t: the widget's translator; its MESSAGES have "try-hint" and "running" (what the button
- *   runs), and TRY_MINE_MESSAGES' "try-button", "failed", "stale" and "printed";
+ * - t: the widget's translator; its text has "try-hint" and "running" (what the button
+ *   runs); "try-button", "failed", "stale" and "printed" are the kit's (text.json), and a
+ *   widget's own text may override them;
  * - onChange(): redraws the widget (a run started or ended); the widget's redraw calls show().
  */
 export function tryMine({ run, t, onChange }) {
