@@ -1,7 +1,7 @@
 """The math hidden checks compute expected values with, written once for every lesson: GeLU
 (GPT-2's tanh form, the exact erf form) and their derivatives, ReLU, a stable softmax, LayerNorm
 forward and backward, the pieces of cross-entropy, multi-head (causal) attention, the
-column-split MLP's partial outputs, the course's worked MLP and generators of random problems.
+column-split MLP's partial outputs and the MLP's backward pass, the course's worked MLP and generators of random problems.
 
     from lessonkit.checkmath import f64, tanh_gelu, softmax, mlp_shards, gpu_count
 
@@ -134,6 +134,19 @@ def mlp_partials(X, shards, act=tanh_gelu):
     """Each GPU's partial output act(X A_i) B_i of a column-split MLP, in GPU order: their sum
     is the MLP's output (the all-reduce). `act` another activation is a classic mistake."""
     return [act(f64(X) @ f64(a)) @ f64(b) for a, b in shards]
+
+
+def mlp_backward(X, A, B, dY, act_grad=tanh_gelu_grad, at_h=False, dB_from_z=False):
+    """(dX, dA, dB) of Y = GeLU(X A) B, for rows of tokens or one token (1-D X and dY; dX then
+    1-D too, dA and dB outer products): dZ = (dY Bᵀ) ⊙ GeLU′(Z), Z = X A. The mistakes:
+    another derivative (`act_grad`), GeLU′ taken at H = GeLU(Z) (`at_h`), dB from Z instead of
+    H (`dB_from_z`)."""
+    X, A, B, dY = (f64(a) for a in (X, A, B, dY))
+    X2, dY2 = np.atleast_2d(X), np.atleast_2d(dY)
+    Z = X2 @ A
+    H = tanh_gelu(Z)
+    dZ = (dY2 @ B.T) * act_grad(H if at_h else Z)
+    return (dZ @ A.T).reshape(X.shape), X2.T @ dZ, (Z if dB_from_z else H).T @ dY2
 
 
 # ---- LayerNorm --------------------------------------------------------------------------

@@ -100,3 +100,29 @@ def test_mlp_partials_add_up_to_the_unsplit_mlp():
     assert np.allclose(sum(parts), [1.682, 2.796], atol=5e-4)  # the course's Y ≈ (1.682, 2.796)
     assert np.allclose(sum(cm.mlp_partials(ex.X, ex.shards, act=cm.relu)),
                        cm.relu(ex.X @ ex.A) @ ex.B)
+
+
+def test_mlp_backward_matches_finite_differences_and_its_mistake_switches():
+    rng = np.random.default_rng(5)
+    X, A, B, dY = rng.normal(size=(3, 4)), rng.normal(size=(4, 6)), rng.normal(size=(6, 4)), rng.normal(size=(3, 4))
+
+    def loss(X=X, A=A, B=B):
+        return float(np.sum((cm.tanh_gelu(X @ A) @ B) * dY))
+
+    def numeric(name, value):
+        out = np.zeros_like(value)
+        for i in np.ndindex(value.shape):
+            hi, lo = value.copy(), value.copy()
+            hi[i] += 1e-6
+            lo[i] -= 1e-6
+            out[i] = (loss(**{name: hi}) - loss(**{name: lo})) / 2e-6
+        return out
+
+    dX, dA, dB = cm.mlp_backward(X, A, B, dY)
+    for got, name, value in ((dX, "X", X), (dA, "A", A), (dB, "B", B)):
+        assert np.allclose(got, numeric(name, value), rtol=1e-5, atol=1e-7), name
+    one, row = cm.mlp_backward(X[0], A, B, dY[0]), cm.mlp_backward(X[:1], A, B, dY[:1])
+    assert one[0].shape == (4,) and all(np.allclose(a, b) for a, b in zip(one, row))  # one token
+    for mistake in ({"at_h": True}, {"dB_from_z": True}, {"act_grad": cm.erf_gelu_grad}):
+        assert not all(np.allclose(a, b) for a, b in zip(cm.mlp_backward(X, A, B, dY, **mistake),
+                                                        (dX, dA, dB))), mistake

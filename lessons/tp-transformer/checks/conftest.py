@@ -13,7 +13,7 @@ import pytest
 
 from lessonkit.checking import fail
 from lessonkit.checkmath import (attention_weights, f64, layernorm_backward, layernorm_forward,
-                                 tanh_gelu, tanh_gelu_grad)
+                                 mlp_backward, tanh_gelu)
 from lessonkit.i18n import _
 
 LN_KEYS = ("ln1_g", "ln1_b", "ln2_g", "ln2_b")
@@ -109,10 +109,8 @@ def run_block(X, shards, n_heads, sp, dZ=None, residual=1, own_partial=False,
     g = [dict() for _ in shards]
     dH2 = []
     for i, s in enumerate(shards):
-        g[i]["B"] = tanh_gelu(U[i]).T @ dZf[i]
-        dU = dZf[i] @ s["B"].T * tanh_gelu_grad(U[i])
-        g[i]["A"] = H2[i].T @ dU
-        dH2.append(dU @ s["A"].T)
+        dh, g[i]["A"], g[i]["B"] = mlp_backward(H2[i], s["A"], s["B"], dZf[i])
+        dH2.append(dh)
     dH2 = reduce(dH2)
     dY = []
     for i in range(n):
