@@ -14,10 +14,10 @@ from pathlib import Path
 
 from lessonkit import hints, i18n
 from lessonkit.learner_process import LearnerProcess, forbid_inspection, grade_split
-from lessonkit.lesson import LessonError, load_lesson, match_ids
+from lessonkit.lesson import LessonError, load_lesson
 from lessonkit.runner import grade
 
-from . import golden, prose, starters
+from . import golden, mistakes, prose, starters
 from .course import Course
 from .problems import authoring_problems, missing_companions, requirement_problems, widget_problems
 from .scaffold import ScaffoldError, new_lesson
@@ -210,19 +210,7 @@ def _solution_problems(lesson, lesson_hints, learner) -> tuple[list[str], dict]:
             problems.append(f"{lesson.reference}:1: the reference does not pass {c.id} "
                             f"({c.status}): {c.message.splitlines()[0] if c.message else ''}")
     for wrong in lesson.wrong:
-        named = wrong.named(ids)
-        for p in wrong.fails:
-            if not match_ids((p,), ids):
-                problems.append(f"{wrong.where}: {wrong.name}: names {p!r}, which matches no check")
-        result = reports[wrong.name][lesson.languages[0]]
-        slipped = [c.id for c in result.checks if c.id in named and c.status == "passed"]
-        if slipped and len(slipped) == len(named):
-            problems.append(f"{wrong.where}: {wrong.name}: this solution may be correct: it passes "
-                            f"every check its `fails` names ({len(named)}); fix the mistake or "
-                            "name the checks that catch it")
-        else:
-            problems += [f"{wrong.where}: {wrong.name}: should fail {cid}, but it passes"
-                         for cid in slipped]
+        problems += mistakes.problems(wrong, reports[wrong.name][lesson.languages[0]])
     goldens = {}
     for name, by_lang in reports.items():
         try:

@@ -71,7 +71,7 @@ def authoring_problems(lesson: Lesson) -> list[LessonError]:
     if not lesson.wrong:
         problems.append(LessonError(lesson.path / WRONG_TOML, 1, "no known-wrong solutions: add a "
                                     "[[mistake]] per classic mistake to wrong.toml (an edit of "
-                                    "reference.py and the checks it must fail), so lessonkit check "
+                                    "reference.py and the checks it is aimed at), so lessonkit check "
                                     "proves the checks catch them (docs/lesson-format.md)"))
     return problems
 

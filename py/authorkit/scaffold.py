@@ -136,11 +136,12 @@ steps = ["Doubling a value multiplies it by 2; it does not add 2.",
 """,
     "wrong.toml": """\
 # Known-wrong solutions: one [[mistake]] per classic mistake, written as edits of reference.py
-# (each `replace` text must occur exactly once there), with the checks it must fail. `lessonkit
-# check` proves each fails them; docs/lesson-format.md has the rest (several edits, whole files).
+# (each `replace` text must occur exactly once there), with the checks it is aimed at: it must
+# fail those, and golden/<name>.json (`lessonkit check --update`) pins every check it gets.
+# docs/lesson-format.md has the rest (several edits, whole files).
 [[mistake]]
 name = "adds_two"
-fails = ["test_double::test_example", "test_double::test_random[*]"]
+fails = ["test_double::test_example"]
 replace = "return 2 * np.asarray(x, dtype=float)"
 with = "return np.asarray(x, dtype=float) + 2"
 """,

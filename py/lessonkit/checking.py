@@ -20,6 +20,7 @@ Rules that keep grading honest:
 from __future__ import annotations
 
 import copy
+import re
 from dataclasses import dataclass, field
 
 import numpy
@@ -32,6 +33,7 @@ from .timelimit import CheckTimeout
 from .wire import Unusable
 
 _deepcopy = copy.deepcopy
+_re_search, _re_escape = re.search, re.escape
 _ndarray_copy = numpy.ndarray.copy
 _np_errstate = numpy.errstate
 _np_array = numpy.array
@@ -511,6 +513,34 @@ def expect_unchanged(c: Call):
                  + _("A function should leave its inputs as they were: the caller may still "
                      "need them. Build new arrays instead (for example `y = 0.5 * x`, not "
                      "`x *= 0.5`, and slice copies rather than writing into slices)."))
+
+
+def expect_raises(solution, name: str, *args, what: str, error: str = "ValueError",
+                  naming: str | None = None, fix: str = "", why: str = ""):
+    """Call learner function `name` on `args` and fail unless it raises `error` (by name), and,
+    with `naming`, unless the exception's own text names that argument. `what` says which call
+    it was in the learner's words ("tp_speedup with t = 0"); `fix` follows the message when
+    another error came, `why` when a value came back: why a bad argument must raise."""
+    try:
+        c = call(solution, name, *args)
+    except LearnerError as exc:
+        # The kit reports the learner's exception by name ("... raised ValueError at line
+        # ..."); any other exception is itself the wrong answer.
+        if error not in exc.message:
+            fail(_("{what} should raise {error}; it raised another error instead:\n{message}",
+                   what=what, error=error, message=exc.message) + (f"\n{fix}" if fix else ""))
+        # The exception's own text follows the last "ValueError:" of the traceback; the
+        # learner's source lines above it may mention the name without the message saying it.
+        said = exc.message.rsplit(f"{error}:", 1)[-1] if f"{error}:" in exc.message else ""
+        if naming and not _re_search(rf"(?<![A-Za-z0-9_]){_re_escape(naming)}(?![A-Za-z0-9_])", said):
+            fail(_("{what} raised {error}, but its message does not name {name}:\n{message}\n"
+                   "Say which argument is wrong, e.g. {error}(\"{name} must be ...\").",
+                   what=what, error=error, name=naming, message=exc.message))
+        return
+    fail((_("{what} returned {got}; it should raise {error} naming {name}.", what=what,
+            got=repr(c.got), error=error, name=naming) if naming else
+          _("{what} returned {got}; it should raise {error}.", what=what, got=repr(c.got),
+            error=error)) + (f" {why}" if why else ""))
 
 
 def _same(a, b) -> bool:

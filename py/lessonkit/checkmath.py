@@ -1,6 +1,7 @@
 """The math hidden checks compute expected values with, written once for every lesson: GeLU
 (GPT-2's tanh form, the exact erf form) and their derivatives, ReLU, a stable softmax, LayerNorm
-forward and backward, the pieces of cross-entropy, the course's worked MLP and generators of random problems.
+forward and backward, the pieces of cross-entropy, multi-head (causal) attention, the
+column-split MLP's partial outputs and the MLP's backward pass, the course's worked MLP and generators of random problems.
 
     from lessonkit.checkmath import f64, tanh_gelu, softmax, mlp_shards, gpu_count
 
@@ -96,6 +97,56 @@ def onehot(targets, V):
     out = np.zeros((len(targets), V))
     out[np.arange(len(targets)), targets] = 1.0
     return out
+
+
+# ---- attention and the MLP ----------------------------------------------------------------
+
+def attention_weights(Q_h, K_h, causal=True, scale=None, offset=1, axis=-1, mask_after=False):
+    """One head's weights softmax(Q_h K_hᵀ · scale), scale 1/√(width of the head) unless given,
+    the keys after each query hidden when `causal`. The mistakes: `offset` is the first
+    diagonal hidden (0 hides each token from itself), `axis` the softmax's (0: over the
+    queries), `mask_after` zeroes the hidden weights after the softmax. A row with every key
+    hidden has no weights: zeros."""
+    Q_h, K_h = f64(Q_h), f64(K_h)
+    scores = Q_h @ K_h.T * (1.0 / np.sqrt(Q_h.shape[1]) if scale is None else scale)
+    T = scores.shape[0]
+    hidden = np.triu(np.ones((T, T), dtype=bool), k=offset) if causal else np.zeros((T, T), bool)
+    if mask_after:
+        return np.where(hidden, 0.0, softmax(scores, axis))
+    with np.errstate(invalid="ignore"):
+        p = softmax(np.where(hidden, -np.inf, scores), axis)
+    return np.where(np.isnan(p), 0.0, p)
+
+
+def attention_heads(X, Wq, Wk, Wv, count, causal=True, scale=None, **how):
+    """The concatenated outputs of `count` heads that share the columns of Wq, Wk, Wv equally
+    (Wo not applied); `scale` and `how` as in `attention_weights`."""
+    X, Wq, Wk, Wv = (f64(a) for a in (X, Wq, Wk, Wv))
+    Q, K, V = X @ Wq, X @ Wk, X @ Wv
+    d = Q.shape[1] // count
+    factor = 1.0 / np.sqrt(d) if scale is None else scale
+    return np.concatenate([attention_weights(Q[:, h * d:(h + 1) * d], K[:, h * d:(h + 1) * d],
+                                             causal, factor, **how) @ V[:, h * d:(h + 1) * d]
+                           for h in range(count)], axis=1)
+
+
+def mlp_partials(X, shards, act=tanh_gelu):
+    """Each GPU's partial output act(X A_i) B_i of a column-split MLP, in GPU order: their sum
+    is the MLP's output (the all-reduce). `act` another activation is a classic mistake."""
+    return [act(f64(X) @ f64(a)) @ f64(b) for a, b in shards]
+
+
+def mlp_backward(X, A, B, dY, act_grad=tanh_gelu_grad, at_h=False, dB_from_z=False):
+    """(dX, dA, dB) of Y = GeLU(X A) B, for rows of tokens or one token (1-D X and dY; dX then
+    1-D too, dA and dB outer products): dZ = (dY Bᵀ) ⊙ GeLU′(Z), Z = X A. The mistakes:
+    another derivative (`act_grad`), GeLU′ taken at H = GeLU(Z) (`at_h`), dB from Z instead of
+    H (`dB_from_z`)."""
+    X, A, B, dY = (f64(a) for a in (X, A, B, dY))
+    X2, dY2 = np.atleast_2d(X), np.atleast_2d(dY)
+    Z = X2 @ A
+    H = tanh_gelu(Z)
+    dZ = (dY2 @ B.T) * act_grad(H if at_h else Z)
+    return (dZ @ A.T).reshape(X.shape), X2.T @ dZ, (Z if dB_from_z else H).T @ dY2
 
 
 # ---- LayerNorm --------------------------------------------------------------------------

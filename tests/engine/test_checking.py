@@ -1,13 +1,14 @@
-"""lessonkit.checking.expect_close on structured results: parts compared in one call, failures
-named by their part, tolerances relative to the whole result's magnitude."""
+"""lessonkit.checking: expect_close on structured results (parts compared in one call, failures
+named by their part, tolerances relative to the whole result's magnitude), and expect_raises."""
 import types
 
 import numpy as np
 import pytest
 
+from lessonkit import i18n
 from lessonkit.capture import CappedOutput
 from lessonkit.channel import InProcess, Learner
-from lessonkit.checking import Call, CheckFailed, call, expect_close
+from lessonkit.checking import Call, CheckFailed, call, expect_close, expect_raises
 
 
 def returned(value, name="tp_backward"):
@@ -146,3 +147,36 @@ def test_a_single_wrong_number_is_not_counted_as_entries():
     assert "returned a wrong value.\n" in failure(returned(3.0), 2.0)
     assert "(1 of 2 entries is off)" in failure(returned([1.0, 3.0]), [1.0, 2.0])
     assert "(2 of 2 entries are off)" in failure(returned([2.0, 3.0]), [1.0, 2.0])
+
+
+def raising(exc):
+    def rate(n):
+        raise exc
+    return in_process(rate=rate)
+
+
+def refusal(solution, lang="en", **how) -> str:
+    with i18n.use(lang, "/no-lesson"), pytest.raises(CheckFailed) as info:
+        expect_raises(solution, "rate", 0, what="rate with n = 0", **how)
+    return str(info.value)
+
+
+def test_expect_raises_passes_the_named_error_that_names_its_argument():
+    expect_raises(raising(ValueError("n must be at least 1")), "rate", 0, what="rate", naming="n")
+    expect_raises(raising(ValueError("bad")), "rate", 0, what="rate")  # no name asked for
+
+
+def test_expect_raises_explains_each_other_outcome_in_english_and_polish():
+    fix, why = "Check n on entry.", "A count below 1 is a mistake in the caller's configuration."
+    other = refusal(raising(TypeError("n")), naming="n", fix=fix)
+    assert other.startswith("rate with n = 0 should raise ValueError; it raised another error instead:\n")
+    assert "TypeError" in other and other.endswith("\nCheck n on entry.")
+    unnamed = refusal(raising(ValueError("count must be positive")), naming="n")
+    assert unnamed.startswith("rate with n = 0 raised ValueError, but its message does not name n:\n")
+    assert unnamed.endswith('Say which argument is wrong, e.g. ValueError("n must be ...").')
+    quiet = in_process(rate=lambda n: 0.0)
+    assert refusal(quiet, naming="n", why=why) == (
+        "rate with n = 0 returned 0.0; it should raise ValueError naming n. " + why)
+    assert refusal(quiet) == "rate with n = 0 returned 0.0; it should raise ValueError."
+    assert refusal(quiet, "pl", naming="n") == (
+        "rate with n = 0 zwróciło 0.0; powinno zgłosić ValueError z nazwą n.")

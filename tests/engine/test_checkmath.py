@@ -69,3 +69,60 @@ def test_generators_draw_what_they_promise():
     assert all(cm.multiple(rng, 3, 1, 5) in (3, 6, 9, 12) for _ in range(50))
     shards = cm.mlp_shards(rng, 4, [1, 3])
     assert [(a.shape, b.shape) for a, b in shards] == [((4, 1), (1, 4)), ((4, 3), (3, 4))]
+
+
+def test_attention_follows_its_definition_and_its_mistake_switches():
+    rng = np.random.default_rng(3)
+    X, Wq, Wk, Wv = rng.normal(size=(5, 4)), *(rng.normal(size=(4, 4)) for _ in range(3))
+    out = cm.attention_heads(X, Wq, Wk, Wv, 2)
+    # Head by head from the definition: softmax over the keys up to and including each query.
+    for h, cols in enumerate((slice(0, 2), slice(2, 4))):
+        Q, K, V = X @ Wq[:, cols], X @ Wk[:, cols], X @ Wv[:, cols]
+        for t in range(5):
+            s = Q[t] @ K[:t + 1].T / math.sqrt(2)
+            w = np.exp(s - s.max()) / np.exp(s - s.max()).sum()
+            assert np.allclose(out[t, cols], w @ V[:t + 1])
+    P = cm.attention_weights(X @ Wq, X @ Wk)
+    assert np.allclose(P.sum(axis=-1), 1.0) and np.allclose(np.triu(P, 1), 0.0)
+    assert np.allclose(cm.attention_weights(X, X, causal=False).sum(axis=-1), 1.0)
+    hides_self = cm.attention_weights(X, X, offset=0)
+    assert np.all(hides_self[0] == 0.0) and np.allclose(hides_self[1:].sum(axis=-1), 1.0)
+    assert np.allclose(cm.attention_weights(X, X, axis=0).sum(axis=0), 1.0)
+    after = cm.attention_weights(X, X, mask_after=True)
+    assert np.allclose(np.triu(after, 1), 0.0) and not np.allclose(after.sum(axis=-1), 1.0)
+
+
+def test_mlp_partials_add_up_to_the_unsplit_mlp():
+    ex = cm.mlp_example()
+    parts = cm.mlp_partials(ex.X, ex.shards)
+    assert len(parts) == 2
+    assert np.allclose(sum(parts), cm.tanh_gelu(ex.X @ ex.A) @ ex.B)
+    assert np.allclose(sum(parts), [1.682, 2.796], atol=5e-4)  # the course's Y ≈ (1.682, 2.796)
+    assert np.allclose(sum(cm.mlp_partials(ex.X, ex.shards, act=cm.relu)),
+                       cm.relu(ex.X @ ex.A) @ ex.B)
+
+
+def test_mlp_backward_matches_finite_differences_and_its_mistake_switches():
+    rng = np.random.default_rng(5)
+    X, A, B, dY = rng.normal(size=(3, 4)), rng.normal(size=(4, 6)), rng.normal(size=(6, 4)), rng.normal(size=(3, 4))
+
+    def loss(X=X, A=A, B=B):
+        return float(np.sum((cm.tanh_gelu(X @ A) @ B) * dY))
+
+    def numeric(name, value):
+        out = np.zeros_like(value)
+        for i in np.ndindex(value.shape):
+            hi, lo = value.copy(), value.copy()
+            hi[i] += 1e-6
+            lo[i] -= 1e-6
+            out[i] = (loss(**{name: hi}) - loss(**{name: lo})) / 2e-6
+        return out
+
+    dX, dA, dB = cm.mlp_backward(X, A, B, dY)
+    for got, name, value in ((dX, "X", X), (dA, "A", A), (dB, "B", B)):
+        assert np.allclose(got, numeric(name, value), rtol=1e-5, atol=1e-7), name
+    one, row = cm.mlp_backward(X[0], A, B, dY[0]), cm.mlp_backward(X[:1], A, B, dY[:1])
+    assert one[0].shape == (4,) and all(np.allclose(a, b) for a, b in zip(one, row))  # one token
+    for mistake in ({"at_h": True}, {"dB_from_z": True}, {"act_grad": cm.erf_gelu_grad}):
+        assert not all(np.allclose(a, b) for a, b in zip(cm.mlp_backward(X, A, B, dY, **mistake),
+                                                        (dX, dA, dB))), mistake

@@ -84,8 +84,9 @@ def test_check_reports_located_problems(lesson_copy):
     assert run.returncode == 1
     out = run.stdout
     assert f"{lesson_copy}/reference.py:1: the reference does not pass test_gelu::test_values[positive]" in out
-    assert f"{lesson_copy}/wrong.toml:1: relu: this solution may be correct: it passes every check" in out
-    assert f"{lesson_copy}/wrong.toml:1: relu: names 'test_nothing::here', which matches no check" in out
+    assert (f"{lesson_copy}/wrong.toml:3: relu: should fail test_shard_mlp::test_example_split, a check "
+            "it is aimed at (`fails`), but it passes") in out
+    assert f"{lesson_copy}/wrong.toml:3: relu: `fails` names 'test_nothing::here', which matches no check" in out
 
 
 def test_check_reports_golden_drift_at_its_line_and_update_writes_it(lesson_copy):

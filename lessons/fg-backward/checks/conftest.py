@@ -7,38 +7,24 @@ import numpy as np
 import pytest
 
 from lessonkit.checking import Call, describe, expect_close, fail, missed_sum
-from lessonkit.checkmath import erf_gelu_grad, f64, mlp_example, tanh_gelu, tanh_gelu_grad
+from lessonkit.checkmath import (erf_gelu_grad, f64, mlp_backward, mlp_example, tanh_gelu,
+                                 tanh_gelu_grad)
 from lessonkit.i18n import _
 
 
 def unsplit_backward(X, shards, dY):
     """The truth, computed on one device: glue the shards back into A and B, run the ordinary
     backward pass of GeLU(XA)B, and cut the weight gradients into the GPUs' blocks."""
-    X, dY = f64(X), f64(dY)
     A = np.concatenate([f64(a) for a, _b in shards], axis=1)
     B = np.concatenate([f64(b) for _a, b in shards], axis=0)
-    X2, dY2 = np.atleast_2d(X), np.atleast_2d(dY)
-    Z = X2 @ A
-    dZ = (dY2 @ B.T) * tanh_gelu_grad(Z)
-    dA, dB, dX = X2.T @ dZ, tanh_gelu(Z).T @ dY2, dZ @ A.T
+    dX, dA, dB = mlp_backward(X, A, B, dY)
     edges = np.cumsum([0] + [np.shape(a)[1] for a, _b in shards])
-    grads = [(dA[:, s:e], dB[s:e, :]) for s, e in zip(edges[:-1], edges[1:])]
-    return dX.reshape(X.shape), grads
+    return dX, [(dA[:, s:e], dB[s:e, :]) for s, e in zip(edges[:-1], edges[1:])]
 
 
-def per_gpu(X, shards, dY, act_grad=tanh_gelu_grad, at_h=False, dB_from_z=False):
-    """GPU i's own (dX_i, dA_i, dB_i), optionally with one of the classic mistakes inside:
-    another GeLU′ (act_grad), GeLU′ evaluated at H instead of Z (at_h), dB from Z (dB_from_z)."""
-    X, dY = f64(X), f64(dY)
-    X2, dY2 = np.atleast_2d(X), np.atleast_2d(dY)
-    out = []
-    for a, b in shards:
-        a, b = f64(a), f64(b)
-        Z = X2 @ a
-        H = tanh_gelu(Z)
-        dZ = (dY2 @ b.T) * act_grad(H if at_h else Z)
-        out.append(((dZ @ a.T).reshape(X.shape), X2.T @ dZ, (Z if dB_from_z else H).T @ dY2))
-    return out
+def per_gpu(X, shards, dY, **mistake):
+    """GPU i's own (dX_i, dA_i, dB_i), with checkmath.mlp_backward's `mistake` inside."""
+    return [mlp_backward(X, a, b, dY, **mistake) for a, b in shards]
 
 
 def assemble(parts, reduce_weights=False):

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from lessonkit.checking import expect_close, fail
-from lessonkit.checkmath import erf_gelu, f64, layernorm, mlp_example, tanh_gelu
+from lessonkit.checkmath import erf_gelu, f64, layernorm, mlp_example, mlp_partials, tanh_gelu
 from lessonkit.i18n import _
 
 GIB = 2.0**30
@@ -24,11 +24,6 @@ def reduce_scatter(partials):
 
 def all_gather(chunks):
     return np.concatenate([f64(c) for c in chunks], axis=0)
-
-
-def mlp_partials(Z, shards, act=tanh_gelu):
-    """Each GPU's partial (T, D) output GeLU(Z A_i) B_i."""
-    return [act(f64(Z) @ f64(a)) @ f64(b) for a, b in shards]
 
 
 def sp_block(X_chunks, gamma, beta, shards, residual=1.0, norm=True, act=tanh_gelu,

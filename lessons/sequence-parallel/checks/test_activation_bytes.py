@@ -1,9 +1,8 @@
 """Checks of activation_bytes(s, b, h, a, t, sp, recompute): the paper's memory formula."""
 import pytest
 
-from lessonkit.checking import call, expect_close, fail
+from lessonkit.checking import call, expect_close, expect_raises, fail
 from lessonkit.i18n import _
-from lessonkit.learner import LearnerError
 
 RTOL = 1e-9  # the formula is exact; only floating-point rounding may differ
 
@@ -85,21 +84,12 @@ def test_other_models(solution, ref, s, b, h, a, t, sp, recompute):
 @pytest.mark.parametrize("recompute", ["full", "selectve"], ids=["full", "a typo"])
 def test_unknown_recompute(solution, recompute):
     """activation_bytes raises ValueError for a recompute value other than "none" or "selective\""""
-    try:
-        c = call(solution, "activation_bytes", *GPT3, 8, True, recompute)
-    except LearnerError as exc:
-        # The kit reports the learner's exception by name ("... raised ValueError at line
-        # ..."); any other exception is itself the wrong answer.
-        if "ValueError" not in exc.message:
-            fail(_("activation_bytes(..., recompute={value}) should raise ValueError; it raised "
-                   "another error instead:\n{message}", value=repr(recompute),
-                   message=exc.message))
-        return
-    fail(_("activation_bytes(..., recompute={value}) returned {got}; it should raise "
-           "ValueError, because the formula only knows \"none\" and \"selective\". Returning "
-           "a number for a value it does not understand hides a typo in the caller's "
-           "configuration: raise ValueError(...) with a message that names the bad value.",
-           value=repr(recompute), got=repr(c.got)))
+    expect_raises(solution, "activation_bytes", *GPT3, 8, True, recompute,
+                  what=f"activation_bytes(..., recompute={recompute!r})",
+                  why=_("The formula only knows \"none\" and \"selective\": a number returned "
+                        "for a value it does not understand hides a typo in the caller's "
+                        "configuration. Raise ValueError(...) with a message that names the bad "
+                        "value."))
 
 
 def test_fresh_sizes(solution, ref, fresh):

@@ -7,36 +7,9 @@ import numpy as np
 import pytest
 
 from lessonkit.checking import describe, expect_close, fail
-from lessonkit.checkmath import f64, softmax
+from lessonkit.checkmath import attention_heads as heads
+from lessonkit.checkmath import f64
 from lessonkit.i18n import _
-
-
-def weights(Q_h, K_h, causal, scale, offset=1, axis=-1, mask_after=False):
-    """One head's attention weights. `offset` is the first diagonal hidden by the causal mask
-    (1: the keys after the query, the right one); `axis` the softmax axis (-1: over the keys,
-    the right one); `mask_after` zeroes the hidden weights after the softmax (wrong)."""
-    scores = Q_h @ K_h.T * scale
-    T = scores.shape[0]
-    hidden = np.triu(np.ones((T, T), dtype=bool), k=offset) if causal else np.zeros((T, T), bool)
-    if mask_after:
-        return np.where(hidden, 0.0, softmax(scores, axis))
-    with np.errstate(invalid="ignore"):
-        p = softmax(np.where(hidden, -np.inf, scores), axis)
-    # A row with every key hidden (offset 0, token 0) has no weights; the hint that uses this
-    # compares the other rows only (see `expect_output`).
-    return np.where(np.isnan(p), 0.0, p)
-
-
-def heads(X, Wq, Wk, Wv, count, causal, scale=None, **how):
-    """The concatenated outputs of `count` heads that share the columns of Wq, Wk, Wv equally;
-    `scale` replaces 1/√(width of one head); `how` is passed to `weights`."""
-    X, Wq, Wk, Wv = (f64(a) for a in (X, Wq, Wk, Wv))
-    Q, K, V = X @ Wq, X @ Wk, X @ Wv
-    d = Q.shape[1] // count
-    factor = 1.0 / np.sqrt(d) if scale is None else scale
-    return np.concatenate([weights(Q[:, h * d:(h + 1) * d], K[:, h * d:(h + 1) * d], causal,
-                                   factor, **how) @ V[:, h * d:(h + 1) * d]
-                           for h in range(count)], axis=1)
 
 
 def attention(X, Wq, Wk, Wv, Wo, n_heads, causal=True, **how):

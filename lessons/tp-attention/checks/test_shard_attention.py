@@ -3,29 +3,20 @@ order, as columns of Wq, Wk, Wv and the same rows of Wo."""
 import numpy as np
 import pytest
 
-from lessonkit.checking import call, describe, expect_unchanged, fail, to_array
+from lessonkit import sharding
+from lessonkit.checking import call, describe, expect_unchanged, fail
 from lessonkit.checkmath import multiple
-from lessonkit.i18n import _, _n
+from lessonkit.i18n import _
+from lessonkit.sharding import columns_of, per_gpu, rows_of
 
 NAMES = ("Wq", "Wk", "Wv", "Wo")
 TAGS = (0.125, 0.25, 0.375, 0.5)  # tells the four matrices apart
 
 
 def labelled(D, rng=None):
-    """Wq, Wk, Wv, Wo whose entries say where they came from: W[r, c] = 1000 r + c + tag, so
-    a block's first row names its columns and its first column names its rows. With `rng`,
-    each entry gets a random fraction below 0.4 too (the labels still read the same)."""
-    grid = 1000.0 * np.arange(D)[:, None] + np.arange(D)[None, :]
-    return [grid + tag + (0.0 if rng is None else rng.uniform(0.0, 0.4, grid.shape))
-            for tag in TAGS]
-
-
-def columns_of(block):
-    return [int(v) for v in np.floor(block[0] % 1000)] if block.shape[0] else []
-
-
-def rows_of(block):
-    return [int(v) for v in block[:, 0] // 1000] if block.shape[1] else []
+    """Wq, Wk, Wv, Wo whose entries say where they came from (lessonkit.sharding.labelled, each
+    with its own tag); with `rng`, plus a random fraction below 0.4."""
+    return [sharding.labelled(D, D, tag, rng) for tag in TAGS]
 
 
 def heads_text(columns, d_head):
@@ -39,39 +30,12 @@ def heads_text(columns, d_head):
                                                          b=first + count - 1)
 
 
-def tuples(c, n):
-    """The returned value as n tuples of four float arrays, or a failure saying what it is."""
-    got = c.got
-    if got is None:
-        fail(_("{call} returned None. Did you forget a `return` statement?\n{inputs}",
-               call=c.text(), inputs=c.inputs()))
-    if not isinstance(got, (list, tuple)):
-        fail(_("{call} should return a list of {n} tuples (Wq_i, Wk_i, Wv_i, Wo_i); it "
-               "returned {got}.\n{inputs}", call=c.text(), n=n, got=describe(got),
-               inputs=c.inputs()))
-    if len(got) != n:
-        fail(_n("{call} returned {count} item; with n = {n} there must be one tuple per GPU, "
-                "{n} in all.\n{inputs}",
-                "{call} returned {count} items; with n = {n} there must be one tuple per GPU, "
-                "{n} in all.\n{inputs}", len(got), call=c.text(), count=len(got), n=n,
-                inputs=c.inputs()))
-    out = []
-    for i, item in enumerate(got):
-        if not isinstance(item, (list, tuple)) or len(item) != 4:
-            fail(_("Item {i} of the list should be a tuple of four matrices (Wq_{i}, Wk_{i}, "
-                   "Wv_{i}, Wo_{i}); it is {got}.", i=i, got=describe(item)))
-        out.append(tuple(to_array(m, _("{name}_{i} (item {i} of what {call} returned)",
-                                       name=name, i=i, call=c.text()))
-                         for name, m in zip(NAMES, item)))
-    return out
-
-
 def expect_heads(c, D, n_heads, n, weights=None):
     """GPU i holds heads i·n_heads/n … (i+1)·n_heads/n − 1: those columns of the labelled
     Wq, Wk, Wv and the same rows of Wo (`weights`, labelled(D) unless given)."""
     d_head, width = D // n_heads, D // n
     weights = weights or labelled(D)
-    for i, shard in enumerate(tuples(c, n)):
+    for i, shard in enumerate(per_gpu(c, n, NAMES)):
         want = list(range(i * width, (i + 1) * width))
         owned = heads_text(want, d_head)
         for name, block, full in zip(NAMES[:3], shard[:3], weights[:3]):
@@ -128,7 +92,7 @@ def column_hint(cols, i, n, n_heads, d_head, width):
 def test_count_and_shapes(solution, D, n_heads, n):
     """shard_attention returns n tuples: Wq_i, Wk_i, Wv_i of shape (D, D/n) and Wo_i of shape (D/n, D)"""
     c = call(solution, "shard_attention", *labelled(D), n_heads, n)
-    for shard in tuples(c, n):
+    for shard in per_gpu(c, n, NAMES):
         if [m.shape for m in shard] != [(D, D // n)] * 3 + [(D // n, D)]:
             expect_heads(c, D, n_heads, n)  # explains which shape is wrong and why
 
@@ -137,7 +101,7 @@ def test_example_split(solution, example):
     """shard_attention splits the worked example as in the lesson: GPU 0 gets head 0, GPU 1 head 1"""
     e = example
     c = call(solution, "shard_attention", e.Wq, e.Wk, e.Wv, e.Wo, e.n_heads, 2)
-    for i, (got, want) in enumerate(zip(tuples(c, 2), e.shards)):
+    for i, (got, want) in enumerate(zip(per_gpu(c, 2, NAMES), e.shards)):
         if not all(a.shape == b.shape and np.array_equal(a, b) for a, b in zip(got, want)):
             fail(_("GPU {i} should get Wq_{i} = Wk_{i} = Wv_{i} = {qkv} (columns {a}–{b} of "
                    "the identity) and Wo_{i} = {o}; it got Wq_{i} = {q}, Wk_{i} = {k}, "

@@ -2,30 +2,18 @@
 import numpy as np
 import pytest
 
-from lessonkit.checking import call, describe, expect_unchanged, fail, to_array
+from lessonkit import sharding
+from lessonkit.checking import call, describe, expect_unchanged, fail
 from lessonkit.checkmath import multiple
-from lessonkit.i18n import _, _n
+from lessonkit.i18n import _
+from lessonkit.sharding import columns_of, per_gpu, rows_of
 
 
 def labelled(D, F, rng=None):
-    """A and B whose entries say where they came from: A[r, c] = 1000 r + c and
-    B[f, d] = 1000 f + d + 0.5, so any block shows which columns / rows it holds. With `rng`,
-    each entry gets a random fraction below 0.4 too (the labels still read the same)."""
-    A = 1000.0 * np.arange(D)[:, None] + np.arange(F)[None, :]
-    B = 1000.0 * np.arange(F)[:, None] + np.arange(D)[None, :] + 0.5
-    if rng is not None:
-        A, B = A + rng.uniform(0.0, 0.4, A.shape), B + rng.uniform(0.0, 0.4, B.shape)
-    return A, B
-
-
-def columns_of_A(block):
-    """Which columns of the labelled A this block holds (None when it is not such a block)."""
-    ids = block[0] if block.ndim == 2 and block.shape[0] else None
-    return [int(v) for v in ids] if ids is not None else None
-
-
-def rows_of_B(block):
-    return [int(v) for v in block[:, 0] // 1000] if block.ndim == 2 and block.shape[1] else None
+    """A and B whose entries say where they came from (A[r, c] = 1000 r + c, B[f, d] =
+    1000 f + d + 0.5), so any block shows which columns / rows it holds; with `rng`, plus a
+    random fraction below 0.4."""
+    return sharding.labelled(D, F, rng=rng), sharding.labelled(F, D, 0.5, rng)
 
 
 def ranges(F, n):
@@ -43,32 +31,7 @@ def row_split():
 
 
 def pairs(c, n):
-    """The returned value as n pairs of float arrays, or a failure saying what it is."""
-    got = c.got
-    if got is None:
-        fail(_("{call} returned None. Did you forget a `return` statement?", call=c.text())
-             + "\n" + c.inputs())
-    if not isinstance(got, (list, tuple)):
-        fail(_("{call} should return a list of {n} pairs (A_i, B_i); it returned {got}.",
-               call=c.text(), n=n, got=describe(got)) + "\n" + c.inputs())
-    if len(got) != n:
-        hint = (" " + _("It looks like n is ignored: the number of GPUs must come from the "
-                        "argument.") if n != 2 and len(got) == 2 else "")
-        fail(_n("{call} returned {count} pair; with n = {n} there must be one pair per GPU, "
-                "{n} in all.",
-                "{call} returned {count} pairs; with n = {n} there must be one pair per GPU, "
-                "{n} in all.", len(got), call=c.text(), count=len(got), n=n)
-             + hint + "\n" + c.inputs())
-    out = []
-    for i, pair in enumerate(got):
-        if not isinstance(pair, (list, tuple)) or len(pair) != 2:
-            fail(_("Item {i} of the list should be a pair (A_{i}, B_{i}); it is {got}.",
-                   i=i, got=describe(pair)))
-        out.append(tuple(
-            to_array(p, _("{name}_{i} (item {i} of what {call} returned)", name=name, i=i,
-                          call=c.text()))
-            for name, p in zip("AB", pair)))
-    return out
+    return per_gpu(c, n, ("A", "B"))
 
 
 def expect_blocks(c, A, B, n):
@@ -93,7 +56,7 @@ def expect_blocks(c, A, B, n):
             fail(_("B_{i} has shape {got}; it should be {want}, rows {first}..{last} of B.",
                    i=i, got=b.shape, want=(w, D), first=w * i, last=w * (i + 1) - 1)
                  + hint + "\n" + c.inputs())
-        cols, rows = columns_of_A(a), rows_of_B(b)
+        cols, rows = columns_of(a), rows_of(b)
         if cols != want[i] or not np.array_equal(a, A[:, want[i]]):
             hint = ""
             if cols == want[n - 1 - i] and n > 1:
