@@ -1,8 +1,10 @@
 """The companions' runs the tests share: every selected lesson's downloaded notebook, run once in one
 Jupyter kernel at its mutation suite's small options (companion/mutations.toml), is both the
 notebook test and the unbroken run the mutation suite compares its broken copies with: the same
-checks with the same options would otherwise run twice. Tests that use them are pinned to one
-pytest-xdist worker (COMPANION_RUNS), so that the kernel runs once per session."""
+checks with the same options would otherwise run twice. Tests that use them, and the other tests
+that start ranks from this process, are pinned to one pytest-xdist worker (COMPANION_RUNS), so
+that the kernel runs once per session and one fork server (torch and DTensor imported once) starts
+every launch."""
 
 import json
 import os

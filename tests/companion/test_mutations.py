@@ -119,6 +119,7 @@ def after(run):
 
 
 @pytest.mark.slow
+@COMPANION_RUNS  # the launches of one pytest process share its fork server (torch imported once)
 def test_a_rank_that_raises_alone_stops_every_rank_with_its_error_and_the_next_copies_still_run(tmp_path):
     # Rank 1 raises before the section's all-reduce that rank 0 is already waiting in: without the
     # abort, rank 0 would wait for the gloo timeout, or rank 1's next collective would be matched

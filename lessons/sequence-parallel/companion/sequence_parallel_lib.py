@@ -15,6 +15,7 @@ import torch.nn.functional as F
 
 from companionkit import Companion, compare, measure
 from companionkit.comparing import compare_all
+from companionkit.models import MLP
 from companionkit.shards import cols, rows
 from companionkit.tp import ReduceScatterToSP, all_gather, expect_count, reduce_from_tp, reduce_scatter
 
@@ -247,22 +248,19 @@ def pytorch(run):
     Y, dX, dA, dB, dgamma, dbeta = one_device(X, A, B, gamma, beta, dY)
 
     class Block(torch.nn.Module):
+        """x + MLP(LayerNorm(x)): the one-device block as torch modules."""
+
         def __init__(self):
             super().__init__()
-            self.norm = layer_norm(gamma, beta)
-            self.fc1 = torch.nn.Linear(A.shape[0], A.shape[1], bias=False, dtype=A.dtype, device=A.device)
-            self.fc2 = torch.nn.Linear(B.shape[0], B.shape[1], bias=False, dtype=B.dtype, device=B.device)
-            with torch.no_grad():
-                self.fc1.weight.copy_(A.T)
-                self.fc2.weight.copy_(B.T)
+            self.norm, self.mlp = layer_norm(gamma, beta), MLP(A, B, gelu)
 
         def forward(self, x):
-            return x + self.fc2(gelu(self.fc1(self.norm(x))))
+            return x + self.mlp(self.norm(x))
 
-    model = parallelize_module(Block(), run.mesh(), {
+    model = parallelize_module(Block().to(run.device), run.mesh(), {
         "norm": SequenceParallel(),
-        "fc1": ColwiseParallel(input_layouts=Shard(1)),
-        "fc2": RowwiseParallel(output_layouts=Shard(1)),
+        "mlp.up": ColwiseParallel(input_layouts=Shard(1)),
+        "mlp.down": RowwiseParallel(output_layouts=Shard(1)),
     })
     # SequenceParallel reads a plain tensor as this rank's Shard(1) (the sequence) of (batch, T, D);
     # RowwiseParallel hands back the local rows, so the residual adds local rows to local rows.
@@ -273,19 +271,19 @@ def pytorch(run):
     expect_count(run, "counts", f"forward: CommDebugMode counts {BLOCK_FORWARD}, as the lesson says", traffic,
                  BLOCK_FORWARD)
     out.backward(rows(dY, run.rank, run.world).unsqueeze(0))
-    # The weights are DTensors: fc1 sharded by rows of its (F, D) weight, fc2 by columns, the
+    # The weights are DTensors: up sharded by rows of its (F, D) weight, down by columns, the
     # LayerNorm's replicated; their gradients are each rank's tokens' share, a pending sum
     # (Partial) that full_tensor() all-reduces (a Replicate one would be summed already).
     ok, detail = compare_all([("dX_i", x_i.grad.squeeze(0), rows(dX, run.rank, run.world)),
-                              ("dA", model.fc1.weight.grad.full_tensor().T, dA),
-                              ("dB", model.fc2.weight.grad.full_tensor().T, dB),
+                              ("dA", model.mlp.up.weight.grad.full_tensor().T, dA),
+                              ("dB", model.mlp.down.weight.grad.full_tensor().T, dB),
                               ("dγ", model.norm.weight.grad.full_tensor(), dgamma),
                               ("dβ", model.norm.bias.grad.full_tensor(), dbeta)])
-    placements = {name: p.grad.placements[0] for name, p in (("fc1", model.fc1.weight), ("fc2", model.fc2.weight),
+    placements = {name: p.grad.placements[0] for name, p in (("up", model.mlp.up.weight), ("down", model.mlp.down.weight),
                                                                ("norm", model.norm.weight))}
-    placed = (placements["fc1"].is_shard(0) and placements["fc2"].is_shard(1)
+    placed = (placements["up"].is_shard(0) and placements["down"].is_shard(1)
               and (placements["norm"].is_partial() or placements["norm"].is_replicate()))
-    run.expect("backward", "its dX_i, dA, dB, dγ, dβ equal one device's; fc1's gradient Shard(0), fc2's Shard(1), "
+    run.expect("backward", "its dX_i, dA, dB, dγ, dβ equal one device's; up's gradient Shard(0), down's Shard(1), "
                "the norm's not sharded (Partial or Replicate)",
                ok and placed, f"placements {', '.join(f'{k} {v}' for k, v in placements.items())}; {detail}")
 

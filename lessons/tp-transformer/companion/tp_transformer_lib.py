@@ -8,6 +8,7 @@ LayerNorm and an output layer. The file has two halves: the subject (the model a
 parallel plans) and the checks, which compare with the same model trained on one device.
 """
 
+import contextlib
 import copy
 
 import torch
@@ -116,11 +117,7 @@ def step_loss(model, tokens, targets, lp=False):
     """Cross-entropy of one batch (loss_parallel's context when the logits are vocab-sharded)."""
     from torch.distributed.tensor.parallel import loss_parallel
     logits = model(tokens)
-    if lp:
-        with loss_parallel():
-            loss = F.cross_entropy(logits.flatten(0, 1), targets.flatten())
-            loss.backward()
-    else:
+    with loss_parallel() if lp else contextlib.nullcontext():
         loss = F.cross_entropy(logits.flatten(0, 1), targets.flatten())
         loss.backward()
     return loss
