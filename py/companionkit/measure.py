@@ -116,6 +116,23 @@ def ring_all_reduce(tensor):
     return out, sent
 
 
+def expect_ring(run, key, title, tensor, formula=ring_bytes):
+    """One verdict on the course's ring all-reduce of `tensor` (ring_all_reduce): its sum equals
+    dist.all_reduce's, and the bytes this rank sent equal formula(payload bytes, N) (the lesson's
+    own formula where it teaches one). Returns the bytes sent. Every rank must call it."""
+    from .comparing import compare
+
+    summed, sent = ring_all_reduce(tensor)
+    reference = tensor.detach().clone()
+    dist.all_reduce(reference)
+    ok, detail = compare(summed, reference)
+    payload, n = tensor.numel() * tensor.element_size(), run.world
+    want = formula(payload, n)
+    run.expect(key, title, ok and sent == want, f"this rank sent {sent} B of a {payload} B payload; the formula at "
+               f"N = {n} gives {want:.0f} B; its sum vs dist.all_reduce: {detail}")
+    return sent
+
+
 # ---- memory ------------------------------------------------------------------------------------
 
 def storage_bytes(*tensors):

@@ -197,14 +197,9 @@ def fit(run):
 
 @companion.section("ring", "What a ring all-reduce sends, counted byte by byte")
 def ring(run):
-    n = run.world
     payload = torch.arange(4 * 64, dtype=torch.float32, device=run.device) + run.rank
-    summed, sent = measure.ring_all_reduce(payload)
-    ok_sum, detail = compare(summed, all_reduce_sum(payload.clone()))
-    size = payload.numel() * payload.element_size()
-    run.expect("bytes", "each rank sends ring_allreduce_bytes(S, N) = 2(N-1)/N · S, and the sum is right",
-               ok_sum and sent == ring_allreduce_bytes(size, n),
-               f"sent {sent} B for S = {size} B; the lesson's formula gives {ring_allreduce_bytes(size, n):.0f} B; sum: {detail}")
+    measure.expect_ring(run, "bytes", "each rank sends ring_allreduce_bytes(S, N) = 2(N-1)/N · S, and the sum is right",
+                        payload, formula=ring_allreduce_bytes)
 
 
 @companion.section("layer", "A tensor-parallel layer: the same output, 4 all-reduces, and its step against the model")

@@ -277,14 +277,8 @@ def comm(run):
 
     # What gloo or NCCL put on the wire is not visible from Python: the course's own ring, written
     # with send/recv (measure.ring_all_reduce), counts its bytes, and must sum like the backend's.
-    partial = partial_mlp(X.detach(), A_i.detach(), B_i.detach())
-    summed, sent = measure.ring_all_reduce(partial)
-    expected = measure.ring_bytes(partial.numel() * partial.element_size(), n)
-    ok_sum, sum_detail = compare(summed, all_reduce_sum(partial.clone()))
-    run.expect("ring", "the course's send/recv ring all-reduce sums like dist.all_reduce and sends "
-               "2(N-1)/N · T·D·4 bytes per rank",
-               ok_sum and sent == expected, f"measured {sent} B sent by this rank, formula 2·{n - 1}/{n} · {payload} = "
-               f"{expected:.0f} B; its sum vs dist.all_reduce: {sum_detail}")
+    sent = measure.expect_ring(run, "ring", "the course's send/recv ring all-reduce sums like dist.all_reduce and "
+                               "sends 2(N-1)/N · T·D·4 bytes per rank", partial_mlp(X.detach(), A_i.detach(), B_i.detach()))
     run.info(f"per training step (forward and backward) each rank sends {2 * sent} B, whatever the width F/N of its "
              f"shard: communication does not shrink with N the way compute does")
 
