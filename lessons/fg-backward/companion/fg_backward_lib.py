@@ -1,10 +1,8 @@
 """The f and g operators checked with torch.distributed: the backward pass of the tensor-parallel
 MLP and a few training steps of a two-block TP model against one device.
 
-Conventions as in the lesson: X is (T, D)
-tokens, A is (D, F), B is (F, D); rank i holds A_i = A[:, block i] and B_i = B[block i, :], block
-i = i*F/N .. (i+1)*F/N - 1. The first half of the file is the subject (f, g, the sharded block,
-the training step); the checks compute what to expect from full, unsplit tensors with plain torch.
+Conventions as in the lesson: X is (T, D) tokens, A is (D, F), B is (F, D); rank i holds
+A_i = A[:, block i] and B_i = B[block i, :], block i = i*F/N .. (i+1)*F/N - 1.
 """
 import math
 

@@ -3,10 +3,6 @@
 Rank i owns sequence rows [i*T/N, (i+1)*T/N) of X (T, D) in the sequence-parallel
 region (LayerNorm, residual), columns i of A (D, F) and rows i of B (F, D) in the tensor-parallel
 one, exactly as the lesson's sp_mlp_block.
-
-The file has two halves: the subject (the collectives, the two region-crossing autograd
-functions, the SP block and the paper's formula) and the checks, which compute what to expect
-from the full, unsplit tensors with plain torch on one device.
 """
 
 import torch

@@ -4,8 +4,6 @@ heads per rank), the output projection row-parallel, one all-reduce per pass.
 Conventions as in the lesson: X is (T, D) tokens, Wq, Wk, Wv, Wo are (D, D),
 out = concat_h(softmax(Q_h K_hᵀ/√d_head) V_h) Wo, causal.
 Rank i holds heads i·H/N … (i+1)·H/N − 1: columns block i of Wq, Wk, Wv and rows block i of Wo.
-The subject (the shards, the sharded attention, PyTorch's TP plan) comes first; the checks
-compute what to expect from the full, unsplit tensors (companionkit.formulas.attention).
 """
 import torch
 import torch.nn.functional as F

@@ -2,9 +2,6 @@
 
 Conventions: X is (T, D) tokens, A is (D, F), B is (F, D).
 Rank i holds A_i = A[:, block i] and B_i = B[block i, :], block i = i*F/N .. (i+1)*F/N - 1.
-
-The file has two halves: the subject (what the lesson teaches: the shards, f, g, the sharded MLP)
-and the checks, which compute what to expect from the full, unsplit tensors with plain torch.
 """
 
 import os

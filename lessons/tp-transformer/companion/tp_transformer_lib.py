@@ -4,8 +4,7 @@ checked with torch.distributed.
 
 The model is the shape of PyTorch's own test model (test_tp_examples.py): token and
 position embeddings, 2 pre-LN blocks with separate wq, wk, wv, wo and a GeLU MLP w1, w2, a final
-LayerNorm and an output layer. The file has two halves: the subject (the model and the two
-parallel plans) and the checks, which compare with the same model trained on one device.
+LayerNorm and an output layer; the checks compare with the same model trained on one device.
 """
 
 import contextlib

@@ -2,10 +2,6 @@
 
 Rank i owns vocabulary ids [i*V/N, (i+1)*V/N): rows of the embedding table E (V, D)
 and of the output layer W (V, D), hence columns of the logits z = H W^T (T, V).
-
-The file has two halves: the subject (what the lesson teaches: the ranges, the masked lookup, the
-three all-reduces of the loss and its gradient) and the checks, which compute what to expect
-from the full, unsplit tensors with plain torch (F.embedding, F.cross_entropy).
 """
 
 import math
