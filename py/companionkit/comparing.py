@@ -45,9 +45,22 @@ def compare(actual, expected, rtol=None, atol=None, ulps=None):
                 f"bitwise equal: {'yes' if bitwise else 'no'}")
 
 
+def compare_all(named, **tolerances):
+    """(ok, detail) of compare over [(name, actual, expected), ...]: ok when every pair agrees;
+    the detail names each pair's numbers."""
+    results = [(name, *compare(actual, expected, **tolerances)) for name, actual, expected in named]
+    return all(ok for _, ok, _ in results), "; ".join(f"{name}: {detail}" for name, _, detail in results)
+
+
 def max_diff(a, b):
     """The largest |a - b|, in float64 on the CPU (b may be a nested list of the lesson's numbers)."""
     return (a.detach().double().cpu() - torch.as_tensor(b).double().cpu()).abs().max().item()
+
+
+def printed(actual, lesson, digits=3):
+    """Whether `actual` rounds to the lesson's numbers, printed with `digits` decimals: every entry
+    within half a unit of the last printed digit."""
+    return max_diff(actual, lesson) <= 0.5 * 10**-digits
 
 
 def fmt(values, digits=3):

@@ -22,3 +22,19 @@ def mlp_grads(X, A, B, G):
     X, A, B = (t.detach().clone().requires_grad_() for t in (X, A, B))
     (G * mlp(X, A, B)).sum().backward()
     return X.grad, A.grad, B.grad
+
+
+def attention(X, Wq, Wk, Wv, Wo, heads, causal=True):
+    """Multi-head self-attention of X (..., T, D) written out head by head, as the lessons do:
+    concat_h(softmax(Q_h K_hᵀ / √d_head, the future masked) V_h) Wo, `heads` heads of Wq's columns."""
+    T, d = X.shape[-2], Wq.shape[1] // heads
+    Q, K, V = X @ Wq, X @ Wk, X @ Wv
+    future = torch.triu(torch.ones(T, T, dtype=torch.bool, device=X.device), diagonal=1)
+    outs = []
+    for h in range(heads):
+        c = slice(h * d, (h + 1) * d)
+        S = Q[..., c] @ K[..., c].transpose(-1, -2) / math.sqrt(d)
+        if causal:
+            S = S.masked_fill(future, float("-inf"))
+        outs.append(torch.softmax(S, dim=-1) @ V[..., c])
+    return torch.cat(outs, dim=-1) @ Wo

@@ -20,6 +20,9 @@ from .registry import SectionFailed
 from .results import Results, environment
 
 WORLD_SIZES_VARIABLE = "TP_COMPANION_WORLD_SIZES"
+OPTIONS_VARIABLE = "TP_COMPANION_OPTIONS"
+# What the fork server imports once for every launch (see start_ranks).
+PRELOAD = ["torch", "torch.distributed", "torch.distributed.tensor.parallel", "torch.distributed.tensor.debug"]
 
 
 @dataclass
@@ -63,9 +66,11 @@ def plan(world_sizes=None):
 
 def run_all(companion, world_sizes=None, **options):
     """Run every check for each N of the plan (and the local sections on a lone GPU); prints the
-    plan and one line per run, and returns the Results."""
+    plan and one line per run, and returns the Results. $TP_COMPANION_OPTIONS (a JSON object)
+    overrides the companion's options, and `options` override both."""
     chosen = plan(world_sizes)
-    for note in chosen.notes:
+    options = {**json.loads(os.environ.get(OPTIONS_VARIABLE) or "{}"), **options}
+    for note in chosen.notes + ([f"{OPTIONS_VARIABLE}: {options}"] if os.environ.get(OPTIONS_VARIABLE) else []):
         print(note)
     results = Results(companion)
     if chosen.local_device is not None:
@@ -111,15 +116,17 @@ def start_ranks(fn, args, world):
     when one fails). Where the platform has it (Linux, macOS), the processes are forked from
     multiprocessing's fork server, which imports torch once for every launch from this process:
     a notebook's runs, or the mutation suite's, pay one torch start instead of one per rank per
-    launch. The server imports nothing else (each rank imports companionkit and the library from
-    its own sys.path, the launcher's) and initialises no GPU, so ranks may still use CUDA."""
+    launch. The server imports torch and PyTorch's tensor-parallel API (DTensor, CommDebugMode:
+    seconds of imports a rank would otherwise pay at each launch) and nothing else (each rank
+    imports companionkit and the library from its own sys.path, the launcher's); none of them
+    initialises a GPU, so ranks may still use CUDA."""
     import multiprocessing
 
     import torch.multiprocessing as mp
 
     method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
     if method == "forkserver":
-        multiprocessing.set_forkserver_preload(["torch", "torch.distributed"])
+        multiprocessing.set_forkserver_preload(PRELOAD)
     mp.start_processes(fn, args=args, nprocs=world, join=True, start_method=method)
 
 

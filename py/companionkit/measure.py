@@ -74,6 +74,14 @@ def collectives(fn):
     return result, Traffic(counts, recorder.calls)
 
 
+def passes(forward, backward=None):
+    """(forward's result, Traffic of the forward, Traffic of the backward): `forward()` and then
+    `backward(result)` (by default result.sum().backward()), each under collectives()."""
+    out, fwd = collectives(forward)
+    _, bwd = collectives(lambda: backward(out) if backward else out.sum().backward())
+    return out, fwd, bwd
+
+
 def ring_bytes(payload, n):
     """Bytes each rank sends in a ring all-reduce of `payload` bytes over n ranks: the
     reduce-scatter and the all-gather each pass n-1 chunks of payload/n."""
@@ -106,6 +114,23 @@ def ring_all_reduce(tensor):
         exchange(chunks[(rank - step + 1) % n], incoming)
         chunks[(rank - step) % n].copy_(incoming)
     return out, sent
+
+
+def expect_ring(run, key, title, tensor, formula=ring_bytes):
+    """One verdict on the course's ring all-reduce of `tensor` (ring_all_reduce): its sum equals
+    dist.all_reduce's, and the bytes this rank sent equal formula(payload bytes, N) (the lesson's
+    own formula where it teaches one). Returns the bytes sent. Every rank must call it."""
+    from .comparing import compare
+
+    summed, sent = ring_all_reduce(tensor)
+    reference = tensor.detach().clone()
+    dist.all_reduce(reference)
+    ok, detail = compare(summed, reference)
+    payload, n = tensor.numel() * tensor.element_size(), run.world
+    want = formula(payload, n)
+    run.expect(key, title, ok and sent == want, f"this rank sent {sent} B of a {payload} B payload; the formula at "
+               f"N = {n} gives {want:.0f} B; its sum vs dist.all_reduce: {detail}")
+    return sent
 
 
 # ---- memory ------------------------------------------------------------------------------------
@@ -194,6 +219,73 @@ def cuda_peak(fn, device):
     result = fn()
     torch.cuda.synchronize(device)
     return result, torch.cuda.max_memory_allocated(device) - before
+
+
+def saved_per_module(modules, fn, exclude=()):
+    """(result, [bytes saved during module 1's forward, ...]): saved_bytes split by the modules
+    (a model's layers, run one after another), each storage counted once, in the module whose
+    forward saved it first; a DTensor counts by its local shard (what this rank holds); nothing
+    of `exclude` (the parameters) is counted."""
+    from torch.distributed.tensor import DTensor
+
+    local = lambda t: t._local_tensor if isinstance(t, DTensor) else t  # noqa: E731
+    skip = {local(p).untyped_storage().data_ptr() for p in exclude}
+    seen, spans = {}, []
+
+    def pack(t):
+        storage = local(t).untyped_storage()
+        if storage.data_ptr() not in skip and storage.data_ptr() not in seen:
+            seen[storage.data_ptr()] = storage.nbytes()
+            if spans:
+                spans[-1] += storage.nbytes()
+        return t
+
+    # A new span at each module's start and end: the odd ones are what is saved between modules.
+    hooks = [m.register_forward_pre_hook(lambda *_: spans.append(0)) for m in modules]
+    hooks += [m.register_forward_hook(lambda *_: spans.append(0)) for m in modules]
+    try:
+        with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+            result = fn()
+    finally:
+        for hook in hooks:
+            hook.remove()
+    return result, spans[0::2]
+
+
+def profiled_peak(fn, device):
+    """(result, bytes): the peak of this process's memory on `device` while `fn()` runs, from
+    torch.profiler's memory records (profile_memory=True): the running maximum of the cumulative
+    allocations minus their running minimum, so a free of a tensor made before the profile (a
+    negative record, where the allocator records one: the CPU allocator does not) lowers the floor
+    instead of the peak."""
+    activities = [torch.profiler.ProfilerActivity.CPU] + ([torch.profiler.ProfilerActivity.CUDA] if device.type == "cuda" else [])
+    with torch.profiler.profile(activities=activities, profile_memory=True) as prof:
+        result = fn()
+    records = [e for e in prof.profiler.kineto_results.events()
+               if e.name() == "[memory]" and e.device_type().name == device.type.upper()]
+    total = floor = peak = 0
+    for record in sorted(records, key=lambda e: e.start_ns()):
+        total += record.nbytes()
+        floor = min(floor, total)
+        peak = max(peak, total - floor)
+    return result, peak
+
+
+def peak_per_layer(block, x, device):
+    """(bytes one more layer adds to this rank's CUDA peak, the peak of one layer), from
+    torch.cuda.max_memory_allocated over a forward of `block` chained once and twice. Two chained
+    blocks peak when the second one's transients sit on top of everything the first keeps for
+    backward; one block peaks with the same transients on nothing. The difference is what a layer
+    keeps, its output (the next layer's input) included."""
+    def chain(depth):
+        y = x
+        for _ in range(depth):
+            y = block(y)
+        return y
+
+    block(x)  # discarded: what is allocated on first use (cuBLAS's workspace) stays out of the peaks
+    one = cuda_peak(lambda: chain(1), device)[1]
+    return cuda_peak(lambda: chain(2), device)[1] - one, one
 
 
 # ---- time --------------------------------------------------------------------------------------
@@ -300,6 +392,52 @@ def step_times(step, device, warmup, repeats):
     mine = torch.tensor(times[warmup:], dtype=torch.float64, device=device)
     dist.all_reduce(mine, op=dist.ReduceOp.MAX)
     return mine.tolist()
+
+
+def against_one_device(run, one_step, tp_step, baseline_threads=None):
+    """One timing row, on every rank: `one_step` on rank 0 alone (the one-device baseline, with
+    `baseline_threads` CPU threads, by default one rank's share) interleaved with `tp_step` on every
+    rank (time_against_baseline), over run.options' "repeats" after its "warmup": {"one_device_ms":
+    rank 0's spread, "tp_ms": the slowest rank's, "speedup" of the medians, "baseline_threads",
+    "rank_threads", "repeats", "warmup"}. Every rank must call it."""
+    warmup, repeats = run.options["warmup"], run.options["repeats"]
+    threads = threads_per_rank(run.world) if baseline_threads is None else baseline_threads
+    one, tp = time_against_baseline(one_step, tp_step, run.rank, run.device, warmup, repeats, threads)
+    (base, base_threads), slow = from_rank0(one, run.rank, run.device), slowest(tp, run.device)
+    return {"one_device_ms": base, "tp_ms": slow, "speedup": base["median_ms"] / slow["median_ms"],
+            "baseline_threads": base_threads, "rank_threads": tp.threads, "repeats": repeats, "warmup": warmup}
+
+
+def table(rows, columns):
+    """Rows as a text table, right-aligned: `columns` is {header: a row's key, or a function of the
+    row giving its text}."""
+    cell = lambda row, how: how(row) if callable(how) else str(row[how])  # noqa: E731
+    lines = [list(columns)] + [[cell(row, how) for how in columns.values()] for row in rows]
+    widths = [max(len(line[i]) for line in lines) for i in range(len(columns))]
+    return "\n".join("  ".join(text.rjust(w) for text, w in zip(line, widths)) for line in lines)
+
+
+def timing_columns(*sizes):
+    """The columns of a table() of against_one_device rows: the row keys `sizes`, then one device's
+    and TP's min / median / max milliseconds and the median speedup."""
+    return {**{key: key for key in sizes},
+            "one device ms (min / median / max)": lambda r: spread_text(r["one_device_ms"]),
+            "TP ms (min / median / max)": lambda r: spread_text(r["tp_ms"]),
+            "median speedup": lambda r: f"{r['speedup']:.2f}x"}
+
+
+def timing_verdict(rows, size):
+    """What against_one_device rows say, and only that: at which values of the row key `size` TP was
+    faster, slower or within the spread of one device."""
+    said = {"faster": "faster than one device at ", "slower": "slower at ", "even": "within the spread of one device at "}
+    parts = []
+    for word, text in said.items():
+        at = [r for r in rows if faster_or_slower(r["one_device_ms"], r["tp_ms"]) == word]
+        if at:
+            parts.append(text + f"{size} = " + ", ".join(
+                f"{r[size]}" + (f" ({r['speedup']:.2f}x)" if word != "even" else "") for r in at))
+    return (f"Measured here with N = {rows[0]['N']}: TP was " + "; ".join(parts)
+            + " (faster or slower only where the min-max ranges do not overlap).")
 
 
 def spread_text(ms, digits=2):

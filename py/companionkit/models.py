@@ -37,3 +37,26 @@ def dtensor_mlp(device, world, A, B, activation):
     from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel
 
     return tensor_parallel(MLP(A, B, activation), device, world, {"up": ColwiseParallel(), "down": RowwiseParallel()})
+
+
+def expect_dtensor_mlp(run, A, B, activation, X, G):
+    """PyTorch's tensor-parallel MLP (dtensor_mlp) against the unsplit one: Y = model(X) and the
+    backward of sum(Y · G), each under CommDebugMode, then two verdicts: "grads" (its local weight
+    gradients are column block i of dL/dA and row block i of dL/dB) and "dX", both against
+    formulas.mlp_grads. Returns (model, Y, forward Traffic, backward Traffic) for the lesson's own."""
+    from .comparing import compare, compare_all
+    from .formulas import mlp_grads
+    from .measure import passes
+    from .shards import block
+
+    dX, dA, dB = mlp_grads(X, A.to(run.device), B.to(run.device), G)
+    cols = block(A.shape[1], run.rank, run.world)
+    model = dtensor_mlp(run.device, run.world, A, B, activation)
+    Xt = X.clone().requires_grad_()
+    Y, fwd, bwd = passes(lambda: model(Xt), lambda Y: (Y * G).sum().backward())
+    run.expect("grads", "its local weight gradients are dA[:, block i] and dB[block i, :]",
+               *compare_all([("dA", model.up.weight.grad.to_local().T, dA[:, cols]),
+                             ("dB", model.down.weight.grad.to_local().T, dB[cols, :])]))
+    run.expect("dX", "its dL/dX equals the unsplit one",
+               *(compare(Xt.grad, dX) if Xt.grad is not None else (False, "no gradient reached X")))
+    return model, Y, fwd, bwd

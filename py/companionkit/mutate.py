@@ -138,10 +138,11 @@ def run(library, mutations, options, world=2):
     return run_many([(library, mutations, options)], world)[0]
 
 
-def run_many(suites, world=2):
+def run_many(suites, world=2, unbroken=True):
     """run() for several libraries [(library, mutations, options), ...] in one launch of `world`
     gloo processes (torch and the process group are started once for all of them); returns one
-    list of reports per library."""
+    list of reports per library. `unbroken=False`: the mutated copies only, for a caller that has
+    the unbroken library's report from another run with the same options."""
     from torch.multiprocessing.spawn import ProcessException
 
     from .launch import free_port, start_ranks
@@ -149,7 +150,7 @@ def run_many(suites, world=2):
     with tempfile.TemporaryDirectory() as tmp:
         jobs, keys = [], []
         for s, (library, mutations, options) in enumerate(suites):
-            copies = [None, *mutations]
+            copies = [None, *mutations] if unbroken else list(mutations)
             for i in range(len(copies)):
                 folder = Path(tmp) / f"suite{s}" / f"copy{i}"
                 write_copy(folder, library, copies[i])

@@ -179,6 +179,17 @@ class Run:
         self.skip(key, title, f"{self.report['device_name']} has no bf16 (torch.cuda.is_bf16_supported() is False)")
         return False
 
+    def skip_all(self, checks, reason):
+        """run.skip for each (key, title) of `checks`, with one reason."""
+        for key, title in checks:
+            self.skip(key, title, reason)
+
+    def mesh(self):
+        """A 1-D device mesh of every rank (dimension "tp"), for PyTorch's tensor-parallel API."""
+        from torch.distributed.device_mesh import init_device_mesh
+
+        return init_device_mesh(self.device.type, (self.world,), mesh_dim_names=("tp",))
+
     def example_group(self, checks):
         """The group of ranks 0 and 1 for a lesson's worked example on 2 GPUs (see group2); on the
         ranks outside it, None, after agreeing to each (key, title) of `checks` that the example

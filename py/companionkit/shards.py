@@ -2,6 +2,8 @@
 the companions' checks share. A lesson's own shard function (the subject, which its mutations
 break) stays in its library; these are for computing what to expect."""
 
+import math
+
 import torch
 
 
@@ -26,3 +28,12 @@ def seeded(*shape, seed, scale=1.0, dtype=torch.float64):
     then cast to `dtype`."""
     g = torch.Generator().manual_seed(seed)
     return (torch.randn(*shape, generator=g, dtype=torch.float64) * scale).to(dtype)
+
+
+def drawn(seed, *shapes, fan_in=False, dtype=torch.float64):
+    """Tensors of `shapes` drawn one after another from one generator seeded `seed`, in float64 on
+    the CPU then cast to `dtype`: the same on every rank and device. `fan_in`: each divided by
+    √(its first dimension), a weight's usual scale."""
+    g = torch.Generator().manual_seed(seed)
+    tensors = [torch.randn(*shape, generator=g, dtype=torch.float64) for shape in shapes]
+    return [(t / math.sqrt(t.shape[0]) if fan_in else t).to(dtype) for t in tensors]

@@ -1,47 +1,30 @@
 """Every lesson's companion as a practitioner gets it: the downloaded notebook alone in an empty
 folder runs end to end with every check passing (gloo on CPU here), and the zip holds the
-generated torchrun script, the library, companionkit and a README. The checks at the lesson's own
-sizes run once, in the notebook; one download's script runs under torchrun in test_plan.py
-(companionkit.gpu_runs' CPU sweep), since the script is the same generated entry for every lesson.
-
-The notebooks share one Jupyter kernel (a kernel start and its torch import cost as much as a
-small lesson's checks): each runs from its own empty folder after a cell that forgets the previous
-lesson's companionkit and library, so that its code is imported from the files its first cell
-wrote, as in a fresh kernel; each notebook still starts its own ranks (`ck.run_all`)."""
+generated torchrun script, the library, companionkit and a README. The notebooks run in one
+Jupyter kernel at their mutation suite's small options (conftest.py: that run is also the mutation
+suite's unbroken run); one download's script runs under torchrun in test_plan.py (companionkit.
+gpu_runs' CPU sweep), since the script is the same generated entry for every lesson. Each
+notebook still starts its own ranks (`ck.run_all`)."""
 
 import json
 import re
-import subprocess
-import sys
 import warnings
 import zipfile
 from pathlib import Path
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
-from nbclient.exceptions import CellExecutionError
 
-from companionkit import bundle, gpu_runs
+from companionkit import bundle, launch
+
+from companion_runs import COMPANION_RUNS, COMPANIONS
 
 ROOT = Path(__file__).resolve().parents[2]
-COMPANIONS = dict(gpu_runs.companions())  # lesson folder -> its [companion] table
 LESSONS = list(COMPANIONS)
-KERNEL = "tp-companion-test"
 
 
 def companion_of(lesson):
     return COMPANIONS[lesson]
-
-
-@pytest.fixture(scope="module")
-def venv_kernel(tmp_path_factory):
-    """A kernel spec for this interpreter in a private folder, so the notebook runs with the
-    project's packages and nothing is registered outside the test."""
-    prefix = tmp_path_factory.mktemp("kernel")
-    subprocess.run([sys.executable, "-m", "ipykernel", "install", "--prefix", str(prefix), "--name", KERNEL],
-                   check=True, capture_output=True)
-    return prefix / "share" / "jupyter"
 
 
 @pytest.fixture
@@ -78,58 +61,8 @@ def test_a_notebook_without_the_library_cell_is_refused_with_its_path(tmp_path):
         bundle.write_downloads(folder, "tp-mlp", "t", companion_of(lesson), tmp_path / "out")
 
 
-# Run between two lessons' notebooks in the shared kernel: what a fresh kernel would not have.
-FORGET = """import os, sys
-for _name, _module in list(sys.modules.items()):  # the previous notebook's companionkit and library
-    if os.path.basename(os.path.dirname(getattr(_module, "__file__", None) or "")).endswith("_companion") \\
-            or _name.split(".")[0] == "companionkit":
-        del sys.modules[_name]
-sys.path[:] = [p for p in sys.path if not p.endswith("_companion")]
-os.chdir({folder!r})
-"""
-_notebooks = {}
-
-
-@pytest.fixture
-def notebook_run(request, venv_kernel, tmp_path_factory, monkeypatch):
-    """notebook_run(lesson) -> (its empty folder, its executed cells, the error that stopped it or
-    None): every lesson this session selected runs, on first use, in one kernel, N = 2."""
-    def get(lesson):
-        if lesson not in _notebooks:
-            selected = {item.callspec.params["lesson"] for item in request.session.items
-                        if item.module is request.module and hasattr(item, "callspec")
-                        and "notebook_run" in item.fixturenames} | {lesson}
-            run_notebooks(sorted(selected - set(_notebooks)), venv_kernel, tmp_path_factory, monkeypatch)
-        return _notebooks[lesson]
-    return get
-
-
-def run_notebooks(lessons, venv_kernel, tmp_path_factory, monkeypatch):
-    monkeypatch.setenv("JUPYTER_PATH", str(venv_kernel))
-    monkeypatch.setenv("TP_COMPANION_WORLD_SIZES", "2")
-    plan, combined = [], nbformat.v4.new_notebook()
-    for lesson in lessons:
-        site, empty = tmp_path_factory.mktemp("site"), tmp_path_factory.mktemp(f"{lesson.name}-empty")
-        names = bundle.write_downloads(lesson, lesson.name, lesson.name, companion_of(lesson), site)
-        (empty / names["notebook"]).write_bytes((site / names["notebook"]).read_bytes())
-        cells = nbformat.read(empty / names["notebook"], as_version=4).cells
-        combined.cells.append(nbformat.v4.new_code_cell(FORGET.format(folder=str(empty))))
-        start = len(combined.cells)
-        combined.cells += cells
-        plan.append((lesson, empty, start, len(combined.cells)))
-    client = NotebookClient(combined, timeout=600, kernel_name=KERNEL, resources={"metadata": {"path": str(plan[0][1])}})
-    with client.setup_kernel():
-        for lesson, empty, start, end in plan:
-            error = None
-            try:
-                for index in range(start - 1, end):
-                    client.execute_cell(combined.cells[index], index)
-            except CellExecutionError as exc:  # this lesson stops here; the next one still runs
-                error = exc
-            _notebooks[lesson] = (empty, combined.cells[start:end], error)
-
-
 @pytest.mark.slow
+@COMPANION_RUNS
 @pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.name)
 def test_the_notebook_alone_in_an_empty_folder_passes_every_check(lesson, notebook_run):
     empty, cells, error = notebook_run(lesson)
@@ -149,6 +82,7 @@ def test_the_notebook_alone_in_an_empty_folder_passes_every_check(lesson, notebo
     assert str(written) in outputs
     assert not re.search(r"(Future|Deprecation|User)Warning", outputs), outputs[-3000:]
     assert re.search(r"N=2 \(gloo, .*\): \d+ passed, 0 failed", outputs), outputs[-2000:]
+    assert f"{launch.OPTIONS_VARIABLE}: " in outputs  # it ran at the small options it was given
 
 
 @pytest.mark.parametrize("downloads", LESSONS, ids=lambda p: p.name, indirect=True)

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from companion_runs import COMPANION_RUNS
 from companionkit import launch
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -146,6 +147,7 @@ def second(run):
 
 
 @pytest.mark.slow
+@COMPANION_RUNS  # the launches of one pytest process share its fork server (torch imported once)
 def test_one_rank_raising_stops_the_notebook_run_with_that_ranks_error(tmp_path, monkeypatch):
     # The notebook's path (launch, start_ranks); the torchrun path is torchrun's own stopping of the
     # other ranks once one exits non-zero, and the mutation suite proves the harness's.

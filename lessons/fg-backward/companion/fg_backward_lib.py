@@ -1,11 +1,8 @@
 """The f and g operators checked with torch.distributed: the backward pass of the tensor-parallel
 MLP and a few training steps of a two-block TP model against one device.
 
-The notebook (companion.ipynb) and the torchrun script (fg_backward_check.py) both run
-`companion`, so they can never check different things. Conventions as in the lesson: X is (T, D)
-tokens, A is (D, F), B is (F, D); rank i holds A_i = A[:, block i] and B_i = B[block i, :], block
-i = i*F/N .. (i+1)*F/N - 1. The first half of the file is the subject (f, g, the sharded block,
-the training step); the checks compute what to expect from full, unsplit tensors with plain torch.
+Conventions as in the lesson: X is (T, D) tokens, A is (D, F), B is (F, D); rank i holds
+A_i = A[:, block i] and B_i = B[block i, :], block i = i*F/N .. (i+1)*F/N - 1.
 """
 import math
 
@@ -14,8 +11,8 @@ import torch.nn.functional as F
 
 from companionkit import Companion, compare, measure
 from companionkit.formulas import gelu_tanh as gelu_formula, mlp_grads as reference_grads
-from companionkit.comparing import fmt, max_diff
-from companionkit.models import dtensor_mlp
+from companionkit.comparing import compare_all, fmt, max_diff, printed
+from companionkit.models import dtensor_mlp, expect_dtensor_mlp
 from companionkit.shards import block, seeded
 from companionkit.tp import CopyToTP, ReduceFromTP, all_gather_list, expect_counts
 
@@ -28,7 +25,6 @@ EXAMPLE_Y = (1.682, 2.796)
 EXAMPLE_SHARES = ((1.083, 1.086), (-0.166, 1.166))  # GPU 0's and GPU 1's dX_i
 EXAMPLE_DX = (0.917, 2.252)
 EXAMPLE_DB = (((0.841, 0.841), (1.955, 1.955)), ((0.841, 0.841), (0.0, 0.0)))  # rows of dB_i
-ROUNDED = 5e-4  # the lesson prints three decimals
 
 # Our losses are O(1) and float32 keeps ~7 digits (eps 1.2e-7): 1e-5 relative, about 80 eps, leaves
 # room for sums taken in another order at every step.
@@ -48,7 +44,8 @@ def gelu(x):
 
 def shard(A, B, rank, world):
     """Rank's column block of A and the matching row block of B (copies: the rank owns them)."""
-    cols = block(A.shape[1], rank, world)
+    size = A.shape[1] // world
+    cols = slice(rank * size, (rank + 1) * size)
     return A[:, cols].clone(), B[cols, :].clone()
 
 
@@ -98,11 +95,11 @@ def example(run):
     Y.backward(dY)
     dBs = all_gather_list(B_i.grad, group)
     (key_y, t_y), (key_s, t_s), (key_x, t_x), (key_b, t_b) = keys
-    run.expect(key_y, t_y, max_diff(Y, [EXAMPLE_Y]) <= ROUNDED, f"all_reduce gave {fmt(Y)}")
-    run.expect(key_s, t_s, all(max_diff(s, [e]) <= ROUNDED for s, e in zip(shares, EXAMPLE_SHARES)),
+    run.expect(key_y, t_y, printed(Y, [EXAMPLE_Y]), f"all_reduce gave {fmt(Y)}")
+    run.expect(key_s, t_s, all(printed(s, [e]) for s, e in zip(shares, EXAMPLE_SHARES)),
                f"GPU 0's dX_0 {fmt(shares[0])}, GPU 1's dX_1 {fmt(shares[1])}")
-    run.expect(key_x, t_x, max_diff(X.grad, [EXAMPLE_DX]) <= ROUNDED, f"this rank's dX {fmt(X.grad)}")
-    run.expect(key_b, t_b, all(max_diff(b, e) <= ROUNDED for b, e in zip(dBs, EXAMPLE_DB)),
+    run.expect(key_x, t_x, printed(X.grad, [EXAMPLE_DX]), f"this rank's dX {fmt(X.grad)}")
+    run.expect(key_b, t_b, all(printed(b, e) for b, e in zip(dBs, EXAMPLE_DB)),
                f"GPU 0's dB_0 rows {fmt(dBs[0])}, GPU 1's dB_1 rows {fmt(dBs[1])}")
 
 
@@ -131,10 +128,9 @@ def grads(run):
     A_i, B_i = (t.to(dev).requires_grad_() for t in shard(Ab, Bb, run.rank, run.world))
     Xt = Xb.clone().requires_grad_()
     (Gb * tp_block(Xt, A_i, B_i)).sum().backward()
-    checks = [(name, *compare(got, want, ulps=16)) for name, got, want in
-              (("dA_i", A_i.grad, dAb[:, cols]), ("dB_i", B_i.grad, dBb[cols, :]), ("dX", Xt.grad, dXb))]
-    run.expect("bf16", title, all(ok for _, ok, _ in checks) and Xt.grad.dtype == torch.bfloat16,
-               "; ".join(f"{name}: {d}" for name, _, d in checks))
+    ok, detail = compare_all([("dA_i", A_i.grad, dAb[:, cols]), ("dB_i", B_i.grad, dBb[cols, :]), ("dX", Xt.grad, dXb)],
+                             ulps=16)
+    run.expect("bf16", title, ok and Xt.grad.dtype == torch.bfloat16, detail)
 
 
 def two_blocks(X, params, group=None):
@@ -190,8 +186,7 @@ def comm(run):
     A, B = full_weights(D, FF, seed=SEED, dtype=torch.float32)
     X = seeded(T, D, seed=SEED + 2, dtype=torch.float32).to(dev).requires_grad_()
     A_i, B_i = (t.to(dev).requires_grad_() for t in shard(A, B, run.rank, run.world))
-    Y, fwd = measure.collectives(lambda: tp_block(X, A_i, B_i))
-    _, bwd = measure.collectives(lambda: Y.sum().backward())
+    _, fwd, bwd = measure.passes(lambda: tp_block(X, A_i, B_i))
     expect_counts(run, "counts", "CommDebugMode: exactly 1 all-reduce in the forward pass and 1 in the backward pass",
                   fwd, bwd, {"all_reduce": 1}, {"all_reduce": 1})
     shapes = [tuple(c.shape) for c in fwd.calls + bwd.calls]
@@ -205,20 +200,9 @@ def dtensor(run):
     dev = run.device
     A, B = full_weights(D, FF, seed=SEED)
     X, G = seeded(T, D, seed=SEED + 2).to(dev), seeded(T, D, seed=SEED + 3).to(dev)
-    dX, dA, dB = reference_grads(X, A.to(dev), B.to(dev), G)
-    cols = block(FF, run.rank, run.world)
-    model = dtensor_mlp(dev, run.world, A, B, gelu)
-    Xt = X.clone().requires_grad_()
-    Y, fwd = measure.collectives(lambda: model(Xt))
-    _, bwd = measure.collectives(lambda: (Y * G).sum().backward())
+    _, _, fwd, bwd = expect_dtensor_mlp(run, A, B, gelu, X, G)
     expect_counts(run, "counts", "with an input that requires grad: 1 all-reduce forward, 1 backward",
                   fwd, bwd, {"all_reduce": 1}, {"all_reduce": 1})
-    ok_a, detail_a = compare(model.up.weight.grad.to_local().T, dA[:, cols])
-    ok_b, detail_b = compare(model.down.weight.grad.to_local().T, dB[cols, :])
-    run.expect("grads", "its local weight gradients are dA[:, block i] and dB[block i, :]", ok_a and ok_b,
-               f"dA: {detail_a}; dB: {detail_b}")
-    run.expect("dX", "its dL/dX equals the one-device one",
-               *(compare(Xt.grad, dX) if Xt.grad is not None else (False, "no gradient reached X")))
 
     # An input that needs no gradient (the model's first layer, say): f's all-reduce is skipped.
     model = dtensor_mlp(dev, run.world, A, B, gelu)

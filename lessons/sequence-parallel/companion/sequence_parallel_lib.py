@@ -1,13 +1,8 @@
 """The sequence-parallel MLP block and the activation-memory formula checked with torch.distributed.
 
-The notebook (companion.ipynb) and the torchrun script (sequence_parallel_check.py) both run
-`companion`. Rank i owns sequence rows [i*T/N, (i+1)*T/N) of X (T, D) in the sequence-parallel
+Rank i owns sequence rows [i*T/N, (i+1)*T/N) of X (T, D) in the sequence-parallel
 region (LayerNorm, residual), columns i of A (D, F) and rows i of B (F, D) in the tensor-parallel
 one, exactly as the lesson's sp_mlp_block.
-
-The file has two halves: the subject (the collectives, the two region-crossing autograd
-functions, the SP block and the paper's formula) and the checks, which compute what to expect
-from the full, unsplit tensors with plain torch on one device.
 """
 
 import torch
@@ -15,6 +10,8 @@ import torch.distributed as dist
 import torch.nn.functional as F
 
 from companionkit import Companion, compare, measure
+from companionkit.comparing import compare_all
+from companionkit.models import MLP
 from companionkit.shards import cols, rows
 from companionkit.tp import ReduceScatterToSP, all_gather, expect_count, reduce_from_tp, reduce_scatter
 
@@ -141,25 +138,6 @@ def gathered(t):
     return all_gather(t.detach().contiguous())
 
 
-def chain(block, x, depth):
-    """`depth` copies of the block one after another, like the layers of a model."""
-    for _ in range(depth):
-        x = block(x)
-    return x
-
-
-def peak_per_layer(block, x, device):
-    """(bytes one more layer adds to this rank's peak, the peak of one layer), both from
-    torch.cuda.max_memory_allocated over a forward. Two chained blocks peak when the second one's
-    transients (the gathered input, the partial before its collective) sit on top of everything
-    the first keeps for backward; one block peaks with the same transients on nothing. The
-    difference is what a layer keeps, its output (the next LayerNorm's input) included."""
-    block(x)  # discarded: what is allocated on first use (cuBLAS's workspace) stays out of the peaks
-    one = measure.cuda_peak(lambda: chain(block, x, 1), device)[1]
-    two = measure.cuda_peak(lambda: chain(block, x, 2), device)[1]
-    return two - one, one
-
-
 # ---- the checks --------------------------------------------------------------------------------
 
 @companion.section("numbers", "The lesson's numbers: GPT-3's activation memory, the seed offset (worked, not checked)", local=True)
@@ -193,13 +171,8 @@ def collectives(run):
     # What gloo or NCCL send for these two is not visible from Python. The course's own ring, written
     # with send/recv as a reduce-scatter then an all-gather (measure.ring_all_reduce), counts its bytes
     # and must sum like the backend's all-reduce.
-    payload = partial.numel() * partial.element_size()
-    n = run.world
-    ring_sum, ring_sent = measure.ring_all_reduce(partial)
-    ok, detail = compare(ring_sum, summed)
-    run.expect("ring", "the course's send/recv ring (a reduce-scatter, then an all-gather) sums like dist.all_reduce "
-               "and sends 2(N−1)/N of the data per rank", ok and ring_sent == measure.ring_bytes(payload, n),
-               f"sent {ring_sent} bytes, 2·{n - 1}/{n} · {payload} = {measure.ring_bytes(payload, n):.0f}; sum: {detail}")
+    measure.expect_ring(run, "ring", "the course's send/recv ring (a reduce-scatter, then an all-gather) sums like "
+                        "dist.all_reduce and sends 2(N−1)/N of the data per rank", partial)
 
 
 @companion.section("layernorm", "LayerNorm on each rank's rows: forward, and γ, β gradients all-reduced")
@@ -237,11 +210,9 @@ def block(run):
     _, bwd = measure.collectives(lambda: (out.backward(rows(dY, r, n)), all_reduce_norm_grads(ln)))
     ok, detail = compare(out.detach(), rows(Y, r, n))
     run.expect("forward", "rank i's output is chunk i of X + GeLU(LN(X)A)B", ok, detail)
-    grads = [("dX", X_i.grad, rows(dX, r, n)), ("dA", A_i.grad, cols(dA, r, n)), ("dB", B_i.grad, rows(dB, r, n)),
-             ("dγ", ln.weight.grad, dgamma), ("dβ", ln.bias.grad, dbeta)]
-    checks = [(name, *compare(got, want)) for name, got, want in grads]
-    run.expect("backward", "dX_i, dA_i, dB_i and the all-reduced dγ, dβ equal one device's",
-               all(ok for _, ok, _ in checks), "; ".join(f"{name}: {d}" for name, _, d in checks))
+    run.expect("backward", "dX_i, dA_i, dB_i and the all-reduced dγ, dβ equal one device's", *compare_all(
+        [("dX", X_i.grad, rows(dX, r, n)), ("dA", A_i.grad, cols(dA, r, n)), ("dB", B_i.grad, rows(dB, r, n)),
+         ("dγ", ln.weight.grad, dgamma), ("dβ", ln.bias.grad, dbeta)]))
     expect_count(run, "counts", f"forward: CommDebugMode counts {BLOCK_FORWARD}, the lesson's pair", fwd, BLOCK_FORWARD)
     want_bwd = {"all_gather": 2, "reduce_scatter": 1, "all_reduce": 2}
     expect_count(run, "backward-counts", f"backward: {want_bwd} (the re-gather, the mirrors, γ and β)", bwd, want_bwd)
@@ -260,7 +231,6 @@ def block(run):
 
 @companion.section("pytorch", "PyTorch's plan: SequenceParallel + ColwiseParallel(Shard(1)) + RowwiseParallel(Shard(1))")
 def pytorch(run):
-    from torch.distributed.device_mesh import init_device_mesh
     from torch.distributed.tensor import Shard
     from torch.distributed.tensor.parallel import (ColwiseParallel, RowwiseParallel, SequenceParallel,
                                                    parallelize_module)
@@ -269,23 +239,19 @@ def pytorch(run):
     Y, dX, dA, dB, dgamma, dbeta = one_device(X, A, B, gamma, beta, dY)
 
     class Block(torch.nn.Module):
+        """x + MLP(LayerNorm(x)): the one-device block as torch modules."""
+
         def __init__(self):
             super().__init__()
-            self.norm = layer_norm(gamma, beta)
-            self.fc1 = torch.nn.Linear(A.shape[0], A.shape[1], bias=False, dtype=A.dtype, device=A.device)
-            self.fc2 = torch.nn.Linear(B.shape[0], B.shape[1], bias=False, dtype=B.dtype, device=B.device)
-            with torch.no_grad():
-                self.fc1.weight.copy_(A.T)
-                self.fc2.weight.copy_(B.T)
+            self.norm, self.mlp = layer_norm(gamma, beta), MLP(A, B, gelu)
 
         def forward(self, x):
-            return x + self.fc2(gelu(self.fc1(self.norm(x))))
+            return x + self.mlp(self.norm(x))
 
-    mesh = init_device_mesh(run.device.type, (run.world,))
-    model = parallelize_module(Block(), mesh, {
+    model = parallelize_module(Block().to(run.device), run.mesh(), {
         "norm": SequenceParallel(),
-        "fc1": ColwiseParallel(input_layouts=Shard(1)),
-        "fc2": RowwiseParallel(output_layouts=Shard(1)),
+        "mlp.up": ColwiseParallel(input_layouts=Shard(1)),
+        "mlp.down": RowwiseParallel(output_layouts=Shard(1)),
     })
     # SequenceParallel reads a plain tensor as this rank's Shard(1) (the sequence) of (batch, T, D);
     # RowwiseParallel hands back the local rows, so the residual adds local rows to local rows.
@@ -296,22 +262,21 @@ def pytorch(run):
     expect_count(run, "counts", f"forward: CommDebugMode counts {BLOCK_FORWARD}, as the lesson says", traffic,
                  BLOCK_FORWARD)
     out.backward(rows(dY, run.rank, run.world).unsqueeze(0))
-    # The weights are DTensors: fc1 sharded by rows of its (F, D) weight, fc2 by columns, the
+    # The weights are DTensors: up sharded by rows of its (F, D) weight, down by columns, the
     # LayerNorm's replicated; their gradients are each rank's tokens' share, a pending sum
     # (Partial) that full_tensor() all-reduces (a Replicate one would be summed already).
-    got = {"dX_i": (x_i.grad.squeeze(0), rows(dX, run.rank, run.world)),
-           "dA": (model.fc1.weight.grad.full_tensor().T, dA), "dB": (model.fc2.weight.grad.full_tensor().T, dB),
-           "dγ": (model.norm.weight.grad.full_tensor(), dgamma), "dβ": (model.norm.bias.grad.full_tensor(), dbeta)}
-    checks = [(name, *compare(a, b)) for name, (a, b) in got.items()]
-    placements = {name: p.grad.placements[0] for name, p in (("fc1", model.fc1.weight), ("fc2", model.fc2.weight),
+    ok, detail = compare_all([("dX_i", x_i.grad.squeeze(0), rows(dX, run.rank, run.world)),
+                              ("dA", model.mlp.up.weight.grad.full_tensor().T, dA),
+                              ("dB", model.mlp.down.weight.grad.full_tensor().T, dB),
+                              ("dγ", model.norm.weight.grad.full_tensor(), dgamma),
+                              ("dβ", model.norm.bias.grad.full_tensor(), dbeta)])
+    placements = {name: p.grad.placements[0] for name, p in (("up", model.mlp.up.weight), ("down", model.mlp.down.weight),
                                                                ("norm", model.norm.weight))}
-    placed = (placements["fc1"].is_shard(0) and placements["fc2"].is_shard(1)
+    placed = (placements["up"].is_shard(0) and placements["down"].is_shard(1)
               and (placements["norm"].is_partial() or placements["norm"].is_replicate()))
-    run.expect("backward", "its dX_i, dA, dB, dγ, dβ equal one device's; fc1's gradient Shard(0), fc2's Shard(1), "
+    run.expect("backward", "its dX_i, dA, dB, dγ, dβ equal one device's; up's gradient Shard(0), down's Shard(1), "
                "the norm's not sharded (Partial or Replicate)",
-               all(ok for _, ok, _ in checks) and placed,
-               f"placements {', '.join(f'{k} {v}' for k, v in placements.items())}; "
-               + "; ".join(f"{name}: {d}" for name, _, d in checks))
+               ok and placed, f"placements {', '.join(f'{k} {v}' for k, v in placements.items())}; {detail}")
 
 
 @companion.section("memory", "Activation memory per rank, TP vs TP + SP, against the formula's terms")
@@ -328,8 +293,8 @@ def memory(run):
     e = X.element_size()
     if on_gpu:
         # The allocator's peaks, allowed its rounding of each tensor a layer allocates.
-        tp, tp_peak = peak_per_layer(lambda x: tp_mlp_block(x, ln_tp, A_i, B_i), X_full, run.device)
-        sp, sp_peak = peak_per_layer(lambda x: sp_mlp_block(x, ln_sp, A_i, B_i), X_i, run.device)
+        tp, tp_peak = measure.peak_per_layer(lambda x: tp_mlp_block(x, ln_tp, A_i, B_i), X_full, run.device)
+        sp, sp_peak = measure.peak_per_layer(lambda x: sp_mlp_block(x, ln_sp, A_i, B_i), X_i, run.device)
         largest = e * T * max(D, Fh // n)
         slack = ALLOCATIONS_PER_LAYER * (512 if largest <= 2**20 else 2**20)
         how, what = "one more layer raises torch.cuda.max_memory_allocated by", "peak rise per layer"

@@ -1,23 +1,18 @@
 """Tensor-parallel self-attention checked with torch.distributed: Q, K, V column-parallel (whole
 heads per rank), the output projection row-parallel, one all-reduce per pass.
 
-The notebook (companion.ipynb) and the torchrun script (tp_attention_check.py) both run
-`companion`, so they can never check different things. Conventions as in the lesson: X is (T, D)
-tokens, Wq, Wk, Wv, Wo are (D, D), out = concat_h(softmax(Q_h K_hᵀ/√d_head) V_h) Wo, causal.
+Conventions as in the lesson: X is (T, D) tokens, Wq, Wk, Wv, Wo are (D, D),
+out = concat_h(softmax(Q_h K_hᵀ/√d_head) V_h) Wo, causal.
 Rank i holds heads i·H/N … (i+1)·H/N − 1: columns block i of Wq, Wk, Wv and rows block i of Wo.
-The first half of the file is the subject (the shards, f, g, the sharded attention, PyTorch's TP
-plan); the checks compute what to expect from the full, unsplit tensors with plain torch.
 """
-import math
-
 import torch
-import torch.distributed as dist
 import torch.nn.functional as F
 
 from companionkit import Companion, compare, measure
-from companionkit.comparing import max_diff
+from companionkit.comparing import compare_all, max_diff, printed
+from companionkit.formulas import attention
 from companionkit.models import tensor_parallel
-from companionkit.shards import block, seeded
+from companionkit.shards import block, drawn, seeded
 from companionkit.tp import CopyToTP, ReduceFromTP, expect_count
 
 # The lesson's worked example: T = 3, D = 4, 2 heads, Wq = Wk = Wv = I, on 2 GPUs.
@@ -27,7 +22,6 @@ EXAMPLE_HEADS = 2
 EXAMPLE_Y = ((1.0, 0.0, 3.0, 2.0), (0.726, 2.558, 0.716, 2.549), (1.198, 1.802, 1.802, 2.407))
 EXAMPLE_PARTIALS = (((1.0, 0.0, 1.0, 0.0), (0.056, 1.888, 0.056, 1.888), (0.599, 1.203, 0.599, 1.203)),
                     ((0.0, 0.0, 2.0, 2.0), (0.670, 0.670, 0.660, 0.660), (0.599, 0.599, 1.203, 1.203)))
-ROUNDED = 5e-4  # the lesson prints three decimals
 
 # The lesson's counts: per transformer layer 2 all-reduces forward and 2 backward, one of each
 # for the attention block.
@@ -49,7 +43,8 @@ def shard(W, n_heads, rank, world):
     Wo, copied so that each holds only 1/N of the storage (a slice is a view that keeps the whole
     matrix alive)."""
     Wq, Wk, Wv, Wo = W
-    cols = block(Wq.shape[1], rank, world)
+    width = Wq.shape[1] // world  # n_heads/N whole heads of d_head columns
+    cols = slice(rank * width, (rank + 1) * width)
     return tuple(m[:, cols].clone() for m in (Wq, Wk, Wv)) + (Wo[cols, :].clone(),)
 
 
@@ -103,33 +98,11 @@ def dtensor_attention(device, world, W, d_head):
     return tensor_parallel(Attention(W, d_head), device, world, plan)
 
 
-# ---- what to expect: plain torch on the full tensors, written out (no SDPA) --------------------
-
-def reference_attention(X, W, n_heads, causal=True):
-    """The lesson's formula on one device, head by head."""
-    Wq, Wk, Wv, Wo = W
-    T, D = X.shape
-    d = D // n_heads
-    Q, K, V = X @ Wq, X @ Wk, X @ Wv
-    future = torch.triu(torch.ones(T, T, dtype=torch.bool, device=X.device), diagonal=1)
-    outs = []
-    for h in range(n_heads):
-        c = slice(h * d, (h + 1) * d)
-        S = Q[:, c] @ K[:, c].T / math.sqrt(d)
-        if causal:
-            S = S.masked_fill(future, float("-inf"))
-        outs.append(torch.softmax(S, dim=-1) @ V[:, c])
-    return torch.cat(outs, dim=1) @ Wo
-
+# ---- what to expect: plain torch on the full tensors ------------------------------------------
 
 def full_weights(d, dtype=torch.float64, seed=SEED):
-    """One full set of weights from one seed, identical on every rank and device (drawn on CPU)."""
-    g = torch.Generator().manual_seed(seed)
-    return tuple((torch.randn(d, d, generator=g, dtype=torch.float64) / math.sqrt(d)).to(dtype) for _ in range(4))
-
-
-def inputs(t, d, dtype=torch.float64, seed=SEED + 1):
-    return seeded(t, d, seed=seed, dtype=dtype)
+    """Wq, Wk, Wv, Wo from one seed, identical on every rank and device (drawn on CPU)."""
+    return tuple(drawn(seed, *[(d, d)] * 4, fan_in=True, dtype=dtype))
 
 
 def sizes(run):
@@ -137,10 +110,10 @@ def sizes(run):
     return T, D, H, D // H
 
 
-def divides(run, H, key, title):
-    """Heads must divide evenly over the ranks (picotron asserts it); otherwise say SKIP."""
+def divides(run, H, checks):
+    """Heads must divide evenly over the ranks (picotron asserts it); otherwise each check is a SKIP."""
     if H % run.world:
-        run.skip(key, title, f"{H} heads do not divide over {run.world} ranks")
+        run.skip_all(checks, f"{H} heads do not divide over {run.world} ranks")
         return False
     return True
 
@@ -149,37 +122,34 @@ def divides(run, H, key, title):
 
 @companion.section("example", "The worked example on 2 ranks: T = 3, D = 4, 2 heads")
 def example(run):
-    if run.example_group((("partials", "each rank's partial output is the lesson's Y_i"),
-                          ("Y", "the all-reduce of the partials is the lesson's Y"))) is None:
+    group = run.example_group((("partials", "each rank's partial output is the lesson's Y_i"),
+                               ("Y", "the all-reduce of the partials is the lesson's Y")))
+    if group is None:
         return
-    group = run.group2()
-    dev = run.device
+    dev, rank = run.device, run.rank
     X = torch.tensor(EXAMPLE_X, dtype=torch.float64, device=dev)
     I = torch.eye(4, dtype=torch.float64, device=dev)
     W = (I, I.clone(), I.clone(), torch.tensor(EXAMPLE_WO, dtype=torch.float64, device=dev))
-    rank = dist.get_rank(group)
     mine = shard(W, EXAMPLE_HEADS, rank, 2)
     partial = partial_attention(X, mine, 4 // EXAMPLE_HEADS)
-    diff = max_diff(partial, EXAMPLE_PARTIALS[rank])
-    run.expect("partials", "each rank's partial output is the lesson's Y_i", diff <= ROUNDED,
-               f"rank {rank}: max |Y_{rank} - lesson| = {diff:.1e} (the lesson rounds to 3 decimals)")
+    run.expect("partials", "each rank's partial output is the lesson's Y_i", printed(partial, EXAMPLE_PARTIALS[rank]),
+               f"rank {rank}: max |Y_{rank} - lesson| = {max_diff(partial, EXAMPLE_PARTIALS[rank]):.1e} "
+               "(the lesson rounds to 3 decimals)")
     Y = tp_attention(X, mine, 4 // EXAMPLE_HEADS, group)
-    diff = max_diff(Y, EXAMPLE_Y)
-    run.expect("Y", "the all-reduce of the partials is the lesson's Y", diff <= ROUNDED,
-               f"max |Y - lesson| = {diff:.1e}; first row {Y[0].tolist()}")
+    run.expect("Y", "the all-reduce of the partials is the lesson's Y", printed(Y, EXAMPLE_Y),
+               f"max |Y - lesson| = {max_diff(Y, EXAMPLE_Y):.1e}; first row {Y[0].tolist()}")
 
 
 @companion.section("forward", "Forward: heads split over the ranks, one all-reduce, against one device")
 def forward(run):
     T, D, H, d = sizes(run)
     title = "the TP output equals the unsplit attention (fp64)"
-    if not divides(run, H, "output", title):
+    if not divides(run, H, [("output", title)]):
         return
     W = tuple(m.to(run.device) for m in full_weights(D))
-    X = inputs(T, D).to(run.device)
+    X = seeded(T, D, seed=SEED + 1).to(run.device)
     Y = tp_attention(X, shard(W, H, run.rank, run.world), d)
-    ok, detail = compare(Y, reference_attention(X, W, H))
-    run.expect("output", title, ok, detail)
+    run.expect("output", title, *compare(Y, attention(X, *W, H)))
     # fp32 and bf16: the TP output on rounded inputs against the fp64 reference of the same inputs,
     # allowed 64 eps (fp32) or 16 eps (bf16: its roundings of the scores, softmax and products) of max|Y|.
     for dtype, key, ulps in ((torch.float32, "fp32", 64), (torch.bfloat16, "bf16", 16)):
@@ -188,48 +158,48 @@ def forward(run):
             continue
         W_low, X_low = tuple(m.to(dtype) for m in W), X.to(dtype)
         got = tp_attention(X_low, shard(W_low, H, run.rank, run.world), d)
-        ok, detail = compare(got, reference_attention(X_low.double(), tuple(m.double() for m in W_low), H), ulps=ulps)
+        ok, detail = compare(got, attention(X_low.double(), *(m.double() for m in W_low), H), ulps=ulps)
         run.expect(key, low_title, ok and got.dtype == dtype, f"{got.dtype}; {detail}")
+
+
+def full_grads(run, W, X, H, dY):
+    """The unsplit attention's dL/dW (rank's blocks: columns of Wq, Wk, Wv, rows of Wo) and dL/dX."""
+    full = tuple(m.clone().requires_grad_() for m in W)
+    Xf = X.clone().requires_grad_()
+    Y = attention(Xf, *full, H)
+    Y.backward(dY)
+    cols = block(X.shape[1], run.rank, run.world)
+    return Y.detach(), [full[0].grad[:, cols], full[1].grad[:, cols], full[2].grad[:, cols], full[3].grad[cols, :]], Xf.grad
 
 
 @companion.section("backward", "Backward: every rank's weight gradients are its block of the full ones")
 def backward(run):
     T, D, H, d = sizes(run)
-    if not divides(run, H, "grads", "dWq_i, dWk_i, dWv_i, dWo_i are rank i's blocks of the full gradients"):
+    if not divides(run, H, [("grads", "dWq_i, dWk_i, dWv_i, dWo_i are rank i's blocks of the full gradients")]):
         return
     W = tuple(m.to(run.device) for m in full_weights(D))
-    X = inputs(T, D).to(run.device)
-    dY = inputs(T, D, seed=SEED + 2).to(run.device)
-
-    full = tuple(m.clone().requires_grad_() for m in W)
-    Xf = X.clone().requires_grad_()
-    reference_attention(Xf, full, H).backward(dY)
-
+    X, dY = seeded(T, D, seed=SEED + 1).to(run.device), seeded(T, D, seed=SEED + 2).to(run.device)
+    _, wants, dX = full_grads(run, W, X, H, dY)
     mine = tuple(m.requires_grad_() for m in shard(W, H, run.rank, run.world))
     Xt = X.clone().requires_grad_()
     tp_attention(Xt, mine, d).backward(dY)
-    cols = block(D, run.rank, run.world)
-    wants = [full[0].grad[:, cols], full[1].grad[:, cols], full[2].grad[:, cols], full[3].grad[cols, :]]
-    results = [compare(m.grad, w) for m, w in zip(mine, wants)]
     run.expect("grads", "dWq_i, dWk_i, dWv_i, dWo_i are rank i's blocks of the full gradients",
-               all(ok for ok, _ in results), "; ".join(f"{n}: {det}" for n, (_, det) in zip(("dWq", "dWk", "dWv", "dWo"), results)))
-    ok, detail = compare(Xt.grad, Xf.grad)
-    run.expect("dX", "dL/dX after f's all-reduce equals the unsplit dL/dX", ok, detail)
+               *compare_all(zip(("dWq", "dWk", "dWv", "dWo"), (m.grad for m in mine), wants)))
+    run.expect("dX", "dL/dX after f's all-reduce equals the unsplit dL/dX", *compare(Xt.grad, dX))
 
 
 @companion.section("comm", "Collectives counted with CommDebugMode against the lesson's numbers")
 def comm(run):
     T, D, H, d = sizes(run)
-    if not divides(run, H, "forward", "forward: one all-reduce (g), as the lesson counts"):
-        run.skip("backward", "backward: one all-reduce (f), as the lesson counts", "see forward")
+    if not divides(run, H, [("forward", "forward: one all-reduce (g), as the lesson counts"),
+                            ("backward", "backward: one all-reduce (f), as the lesson counts")]):
         return
     W = tuple(m.to(run.device) for m in full_weights(D))
     mine = tuple(m.requires_grad_() for m in shard(W, H, run.rank, run.world))
-    X = inputs(T, D).to(run.device).requires_grad_()
-    Y, fwd = measure.collectives(lambda: tp_attention(X, mine, d))
+    X = seeded(T, D, seed=SEED + 1).to(run.device).requires_grad_()
+    _, fwd, bwd = measure.passes(lambda: tp_attention(X, mine, d))
     run.expect("forward", "forward: one all-reduce (g), as the lesson counts", fwd.counts == LESSON_FORWARD,
                f"counted {fwd.counts}, lesson {LESSON_FORWARD}; {[(c.op, c.shape) for c in fwd.calls]}")
-    _, bwd = measure.collectives(lambda: Y.sum().backward())
     expect_count(run, "backward", "backward: one all-reduce (f), as the lesson counts", bwd, LESSON_BACKWARD)
     payload = fwd.calls[0].nbytes if fwd.calls else 0
     run.info(f"the forward all-reduce carries the whole (T, D) = ({T}, {D}) output: {payload} bytes per rank")
@@ -241,30 +211,19 @@ def plan(run):
     titles = {"output": "parallelize_module's output and input gradient equal the unsplit ones",
               "grads": "its sharded weight gradients are the blocks of the full ones",
               "counts": "CommDebugMode: forward {all_reduce: 1}, backward {all_reduce: 3}"}
-    if H % run.world:
-        for key, title in titles.items():
-            run.skip(key, title, f"{H} heads do not divide over {run.world} ranks")
+    if not divides(run, H, titles.items()):
         return
     W = tuple(m.to(run.device) for m in full_weights(D))
-    X = inputs(T, D).to(run.device)
-    Xf = X.clone().requires_grad_()
-    full = tuple(m.clone().requires_grad_() for m in W)
-    expected = reference_attention(Xf, full, H)
-    expected.sum().backward()
+    X = seeded(T, D, seed=SEED + 1).to(run.device)
+    expected, wants, dX = full_grads(run, W, X, H, torch.ones_like(X))
     model = dtensor_attention(run.device, run.world, W, d)
     Xt = X.clone().requires_grad_()
-    Y, fwd = measure.collectives(lambda: model(Xt))
-    _, bwd = measure.collectives(lambda: Y.sum().backward())
-    ok1, d1 = compare(Y, expected.detach())
-    ok2, d2 = compare(Xt.grad, Xf.grad)
-    run.expect("output", titles["output"], ok1 and ok2, f"output: {d1}; dX: {d2}")
+    Y, fwd, bwd = measure.passes(lambda: model(Xt))
+    run.expect("output", titles["output"], *compare_all([("output", Y, expected), ("dX", Xt.grad, dX)]))
     # nn.Linear keeps weight as W.T: ColwiseParallel shards its rows (W's columns), RowwiseParallel
     # its columns (W's rows), so rank i's local gradient is its block of dW, transposed.
-    cols = block(D, run.rank, run.world)
-    wants = {"wq": full[0].grad[:, cols], "wk": full[1].grad[:, cols], "wv": full[2].grad[:, cols],
-             "wo": full[3].grad[cols, :]}
-    oks = [compare(getattr(model, name).weight.grad.to_local(), want.T) for name, want in wants.items()]
-    run.expect("grads", titles["grads"], all(ok for ok, _ in oks), "; ".join(det for _, det in oks))
+    got = [getattr(model, name).weight.grad.to_local().T for name in ("wq", "wk", "wv", "wo")]
+    run.expect("grads", titles["grads"], *compare_all(zip(("wq", "wk", "wv", "wo"), got, wants)))
     run.expect("counts", titles["counts"], fwd.counts == PLAN_FORWARD and bwd.counts == PLAN_BACKWARD,
                f"forward {fwd.counts}, backward {bwd.counts}; the lesson's Megatron-LM block: "
                f"forward {LESSON_FORWARD}, backward {LESSON_BACKWARD} (Q, K, V fused)")
@@ -274,7 +233,7 @@ def plan(run):
 def memory(run):
     T, D, H, d = sizes(run)
     title = "each rank stores 1/N of Wq, Wk, Wv, Wo"
-    if not divides(run, H, "weights", title):
+    if not divides(run, H, [("weights", title)]):
         return
     W = full_weights(D)
     full_bytes = measure.storage_bytes(*W)

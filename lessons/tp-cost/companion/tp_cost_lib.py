@@ -1,6 +1,6 @@
 """The tp-cost lesson's alpha-beta model against the machine it runs on, with torch.distributed.
 
-The notebook (companion.ipynb) and the torchrun script (tp_cost_check.py) both run `companion`:
+What it runs:
 1. all-reduce times over message sizes, reported as algorithm and bus bandwidth the way
    nccl-tests reports them (bus = algorithm * 2(n-1)/n);
 2. a least-squares fit of the latency alpha and the bus bandwidth beta to those times;
@@ -23,6 +23,8 @@ import statistics
 import torch
 
 from companionkit import Companion, compare, measure
+from companionkit.formulas import attention as attention_formula, mlp
+from companionkit.shards import drawn, seeded
 from companionkit.tp import CopyToTP, ReduceFromTP, all_reduce_sum
 
 GB = 1e9
@@ -90,17 +92,7 @@ def model_functions(path):
 def attention(x, Wqkv, Wo, heads, b, s):
     """Causal self-attention over `heads` heads of x (b·s, width): the heads' Q, K, V side by
     side in Wqkv's columns, the output projection Wo."""
-    q, k, v = (x @ Wqkv).split(Wqkv.shape[1] // 3, dim=1)
-    d = q.shape[1] // heads
-    q, k, v = (m.reshape(b, s, heads, d).transpose(1, 2) for m in (q, k, v))
-    mask = torch.ones(s, s, dtype=torch.bool, device=x.device).tril()
-    scores = (q @ k.transpose(-1, -2) / math.sqrt(d)).masked_fill(~mask, float("-inf"))
-    out = (scores.softmax(-1) @ v).transpose(1, 2).reshape(b * s, heads * d)
-    return out @ Wo
-
-
-def mlp(x, A, B):
-    return torch.nn.functional.gelu(x @ A, approximate="tanh") @ B
+    return attention_formula(x.reshape(b, s, -1), *Wqkv.chunk(3, dim=1), Wo, heads).reshape(b * s, -1)
 
 
 def tp_layer(x, shard, heads, b, s):
@@ -130,18 +122,11 @@ def full_layer(x, weights, heads, b, s):
 
 
 def layer_weights(h, dtype, seed=SEED):
-    g = torch.Generator().manual_seed(seed)
-    shapes = [(h, 3 * h), (h, h), (h, 4 * h), (4 * h, h)]
-    return [(torch.randn(*shape, generator=g, dtype=torch.float64) / math.sqrt(shape[0])).to(dtype) for shape in shapes]
+    return drawn(seed, (h, 3 * h), (h, h), (h, 4 * h), (4 * h, h), fan_in=True, dtype=dtype)
 
 
 def layer_input(b, s, h, dtype, seed=SEED + 1):
-    g = torch.Generator().manual_seed(seed)
-    return torch.randn(b * s, h, generator=g, dtype=torch.float64).to(dtype)
-
-
-def fmt_ms(r):
-    return f"{r['min_ms']:8.3f} {r['median_ms']:8.3f} {r['max_ms']:8.3f}"
+    return seeded(b * s, h, seed=seed, dtype=dtype)
 
 
 # ---- the checks --------------------------------------------------------------------------------
@@ -178,8 +163,9 @@ def allreduce(run):
                      "ring_bytes_per_s": ring_allreduce_bytes(size, n) / median_s})
     for row in rows:
         run.data("allreduce", {"N": n, **row})
-    run.info("   bytes   min ms   med ms   max ms   algbw GB/s   busbw GB/s\n" + "\n".join(
-        f"{r['bytes']:>8} {fmt_ms(r)} {r['algbw_GBps']:12.4f} {r['busbw_GBps']:12.4f}" for r in rows))
+    run.info(measure.table(rows, {"bytes": "bytes", "ms (min / median / max)": lambda r: measure.spread_text(r, 3),
+                                  "algbw GB/s": lambda r: f"{r['algbw_GBps']:.4f}",
+                                  "busbw GB/s": lambda r: f"{r['busbw_GBps']:.4f}"}))
     run.expect("sum", "every all-reduce of the sweep summed the ranks' buffers", ok_sums,
                f"each entry equals the sum over {n} ranks, repeated {run.options['warmup'] + run.options['repeats']} times")
     worst = max(abs(r["busbw_GBps"] * GB - r["ring_bytes_per_s"]) / r["ring_bytes_per_s"] for r in rows)
@@ -211,14 +197,9 @@ def fit(run):
 
 @companion.section("ring", "What a ring all-reduce sends, counted byte by byte")
 def ring(run):
-    n = run.world
     payload = torch.arange(4 * 64, dtype=torch.float32, device=run.device) + run.rank
-    summed, sent = measure.ring_all_reduce(payload)
-    ok_sum, detail = compare(summed, all_reduce_sum(payload.clone()))
-    size = payload.numel() * payload.element_size()
-    run.expect("bytes", "each rank sends ring_allreduce_bytes(S, N) = 2(N-1)/N · S, and the sum is right",
-               ok_sum and sent == ring_allreduce_bytes(size, n),
-               f"sent {sent} B for S = {size} B; the lesson's formula gives {ring_allreduce_bytes(size, n):.0f} B; sum: {detail}")
+    measure.expect_ring(run, "bytes", "each rank sends ring_allreduce_bytes(S, N) = 2(N-1)/N · S, and the sum is right",
+                        payload, formula=ring_allreduce_bytes)
 
 
 @companion.section("layer", "A tensor-parallel layer: the same output, 4 all-reduces, and its step against the model")
@@ -228,8 +209,7 @@ def layer(run):
     weights = layer_weights(h, torch.float64)
     shard = [w.to(dev).requires_grad_() for w in shard_weights(weights, heads, run.rank, n)]
     X = layer_input(b, s, h, torch.float64).to(dev).requires_grad_()
-    Y, fwd = measure.collectives(lambda: tp_layer(X, shard, heads // n, b, s))
-    _, bwd = measure.collectives(lambda: Y.sum().backward())
+    Y, fwd, bwd = measure.passes(lambda: tp_layer(X, shard, heads // n, b, s))
     Xf = layer_input(b, s, h, torch.float64).requires_grad_()
     Yf = full_layer(Xf, weights, heads, b, s)
     Yf.sum().backward()
@@ -248,7 +228,6 @@ def layer(run):
     alpha, beta = MEASURED.get("fit", (0.0, float("nan")))
     usable = beta > 0  # False for NaN too: a sweep too noisy to fit predicts nothing
     dtype = torch.float32
-    threads = measure.threads_per_rank(n)
     flops = device_flops(dev, dtype)
     rows = []
     for (lb, ls, lh, lheads) in run.options["layers"] or LAYERS[dev.type]:
@@ -256,24 +235,18 @@ def layer(run):
         x = layer_input(lb, ls, lh, dtype).to(dev).requires_grad_()
         mine = [t.to(dev).requires_grad_() for t in shard_weights(w, lheads, run.rank, n)]
         full = [t.to(dev).requires_grad_() for t in w]
-
-        def tp_step():
-            tp_layer(x, mine, lheads // n, lb, ls).sum().backward()
-
-        def one_step():
-            full_layer(x, full, lheads, lb, ls).sum().backward()
-
-        one, tp = measure.time_against_baseline(one_step, tp_step, run.rank, dev, run.options["warmup"],
-                                                run.options["repeats"], baseline_threads=threads)
+        row = measure.against_one_device(run, lambda: full_layer(x, full, lheads, lb, ls).sum().backward(),
+                                         lambda: tp_layer(x, mine, lheads // n, lb, ls).sum().backward())
         predicted = model(lb, ls, lh, n, flops, beta, alpha, x.element_size()) * 1e3 if usable else float("nan")
         predicted_one = model(lb, ls, lh, 1, flops, beta if usable else 1.0, alpha, x.element_size()) * 1e3
-        rows.append({"N": n, "b": lb, "s": ls, "h": lh, "one": measure.from_rank0(one, run.rank, dev)[0], "tp": measure.slowest(tp, dev),
-                     "model_one_ms": predicted_one, "model_tp_ms": predicted})
-    for row in rows:
-        run.data("layer", row)
-    run.info(f"device FLOP/s measured with a {dtype} matmul: {flops / 1e9:.1f} GFLOP/s per rank ({threads} threads); "
-             f"alpha {alpha * 1e6:.2f} µs, beta {beta:.3f} GB/s from the sweep")
-    run.info(layer_table(rows))
+        rows.append({"N": n, "b": lb, "s": ls, "h": lh, **row, "model_one_ms": predicted_one, "model_tp_ms": predicted})
+        run.data("layer", rows[-1])
+    run.info(f"device FLOP/s measured with a {dtype} matmul: {flops / 1e9:.1f} GFLOP/s per rank "
+             f"({measure.threads_per_rank(n)} threads); alpha {alpha * 1e6:.2f} µs, beta {beta:.3f} GB/s from the sweep")
+    run.info(measure.table(rows, {**measure.timing_columns("N", "b", "s", "h"),
+                                  "model one device ms": lambda r: f"{r['model_one_ms']:.3f}",
+                                  "model TP ms": lambda r: f"{r['model_tp_ms']:.3f}"}))
+    run.info(measure.timing_verdict(rows, "h"))
     run.info("Measurements of this machine, not verdicts: the model leaves out overlap, small-GEMM efficiency "
              "and the work it does not split (softmax, GeLU, the residual), so expect it below the measured times.")
 
@@ -283,12 +256,3 @@ def device_flops(dev, dtype, size=256, repeats=5):
     a = torch.randn(size, size, dtype=dtype, device=dev)
     (a @ a).sum().item()
     return 2 * size**3 / (statistics.median(measure.timed_ms(lambda: a @ a, dev) for _ in range(repeats)) / 1e3)
-
-
-def layer_table(rows):
-    lines = [" N    b    s     h | one device ms: min / median / max (model) | TP ms: min / median / max (model)"]
-    for r in rows:
-        one, tp = r["one"], r["tp"]
-        lines.append(f"{r['N']:>2} {r['b']:>4} {r['s']:>4} {r['h']:>5} | {fmt_ms(one)} ({r['model_one_ms']:8.3f}) | "
-                     f"{fmt_ms(tp)} ({r['model_tp_ms']:8.3f})")
-    return "\n".join(lines)

@@ -1,14 +1,9 @@
 """The tensor-parallel MLP Y = GeLU(XA)B checked with torch.distributed.
 
-The notebook (companion.ipynb) and the torchrun script (tp_mlp_check.py) both run `companion`, so
-they can never check different things. Conventions: X is (T, D) tokens, A is (D, F), B is (F, D).
+Conventions: X is (T, D) tokens, A is (D, F), B is (F, D).
 Rank i holds A_i = A[:, block i] and B_i = B[block i, :], block i = i*F/N .. (i+1)*F/N - 1.
-
-The file has two halves: the subject (what the lesson teaches: the shards, f, g, the sharded MLP)
-and the checks, which compute what to expect from the full, unsplit tensors with plain torch.
 """
 
-import math
 import os
 
 import torch
@@ -16,9 +11,9 @@ import torch.nn.functional as F
 
 from companionkit import Companion, compare, measure, plots
 from companionkit.formulas import gelu_tanh as gelu_formula, mlp as reference_mlp, mlp_grads as reference_grads
-from companionkit.comparing import fmt, ints, max_diff
-from companionkit.models import dtensor_mlp
-from companionkit.shards import block, seeded
+from companionkit.comparing import fmt, ints, max_diff, printed
+from companionkit.models import dtensor_mlp, expect_dtensor_mlp
+from companionkit.shards import block, drawn, seeded
 from companionkit.tp import CopyToTP, ReduceFromTP, all_gather_list, all_reduce_sum, expect_counts
 
 # The lesson's worked example: one token, D = 2, F = 4, split over 2 GPUs.
@@ -27,7 +22,6 @@ EXAMPLE_A = [[1.0, 0.0, -1.0, 2.0], [0.0, 1.0, 1.0, -1.0]]
 EXAMPLE_B = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [2.0, 0.0]]
 EXAMPLE_Y = (1.682, 2.796)
 EXAMPLE_PARTIALS = ((0.841, 1.955), (0.841, 0.841))
-ROUNDED = 5e-4  # the lesson prints three decimals
 
 # The row-split counterexample: y = xW with W cut by rows between two GPUs.
 ROW_X = [1.0, 2.0, -1.0, 3.0]
@@ -92,10 +86,7 @@ def row_shard(x, W, rank, world):
 
 def full_weights(d, f, dtype=torch.float64, seed=SEED):
     """One full A and B from one seed, identical on every rank and device (drawn on CPU)."""
-    g = torch.Generator().manual_seed(seed)
-    A = torch.randn(d, f, generator=g, dtype=torch.float64) / math.sqrt(d)
-    B = torch.randn(f, d, generator=g, dtype=torch.float64) / math.sqrt(f)
-    return A.to(dtype), B.to(dtype)
+    return drawn(seed, (d, f), (f, d), fan_in=True, dtype=dtype)
 
 
 def inputs(t, d, dtype=torch.float64, seed=SEED + 1):
@@ -155,10 +146,10 @@ def numbers(run):
     A, B = torch.tensor(EXAMPLE_A, dtype=torch.float64), torch.tensor(EXAMPLE_B, dtype=torch.float64)
     A_i, B_i = (t.to(dev) for t in shard(A, B, run.rank, 2))
     parts = all_gather_list(partial_mlp(X, A_i, B_i), group)
-    ok = all(max_diff(p, [e]) <= ROUNDED for p, e in zip(parts, EXAMPLE_PARTIALS))
+    ok = all(printed(p, [e]) for p, e in zip(parts, EXAMPLE_PARTIALS))
     run.expect("partials", titles["partials"], ok, f"all_gather gave GPU0 {fmt(parts[0])}, GPU1 {fmt(parts[1])}")
     Y = tp_mlp(X, A_i, B_i, group=group)
-    run.expect("sum", titles["sum"], max_diff(Y, [EXAMPLE_Y]) <= ROUNDED, f"all_reduce gave {fmt(Y)} on this rank")
+    run.expect("sum", titles["sum"], printed(Y, [EXAMPLE_Y]), f"all_reduce gave {fmt(Y)} on this rank")
 
 
 @companion.section("forward", "Forward: one all-reduce of the Y_i gives the unsplit GeLU(XA)B")
@@ -230,45 +221,32 @@ def dtensor(run):
     dev = run.device
     A, B = full_weights(D, FF)
     X, G = inputs(T, D).to(dev), inputs(T, D, seed=SEED + 2).to(dev)
-    dX, dA, dB = reference_grads(X, A.to(dev), B.to(dev), G)
-    cols = block(FF, run.rank, run.world)
-    model = dtensor_mlp(dev, run.world, A, B, gelu)
-    Xt = X.clone().requires_grad_()
-    Y = model(Xt)
-    (Y * G).sum().backward()
+    model, Y, _, _ = expect_dtensor_mlp(run, A, B, gelu, X, G)
     run.info(f"up.weight {model.up.weight.placements}, local {tuple(model.up.weight.to_local().shape)}; "
              f"down.weight {model.down.weight.placements}, local {tuple(model.down.weight.to_local().shape)}")
     run.expect("output", "the DTensor model's output equals the unsplit Y", *compare(Y, reference_mlp(X, A.to(dev), B.to(dev))))
-    ok_a, detail_a = compare(model.up.weight.grad.to_local().T, dA[:, cols])
-    ok_b, detail_b = compare(model.down.weight.grad.to_local().T, dB[cols, :])
-    run.expect("grads", "its local weight gradients are dA[:, block i] and dB[block i, :]", ok_a and ok_b,
-               f"dA: {detail_a}; dB: {detail_b}")
-    run.expect("dX", "its dL/dX equals the unsplit one", *compare(Xt.grad, dX))
 
 
 @companion.section("rowsplit", "The row-split counterexample: a nonlinearity must wait for the sum")
 def rowsplit(run):
     dev = run.device
     x, W = torch.tensor(ROW_X, dtype=torch.float64, device=dev), torch.tensor(ROW_W, dtype=torch.float64, device=dev)
-    group = run.group2()
+    titles = {"partials": "GPU0's and GPU1's partials are [4, 3] and [-9, 3]",
+              "relu-after": "ReLU after the all-reduce gives [0, 6]",
+              "relu-before": "ReLU before the all-reduce gives the wrong [4, 6]"}
+    group = run.example_group(titles.items())
     if group is not None:
         x_i, W_i = row_shard(x, W, run.rank, 2)
         partial = x_i @ W_i
         parts = all_gather_list(partial, group)
         total = all_reduce_sum(partial.clone(), group)
         relu_before = all_reduce_sum(torch.relu(partial), group)
-        ok_parts = [p.tolist() for p in parts] == list(ROW_PARTIALS)
-        ok_after, ok_before = torch.relu(total).tolist() == ROW_RELU_AFTER, relu_before.tolist() == ROW_RELU_BEFORE
-        parts_detail = f"all_gather gave {ints(parts[0])} and {ints(parts[1])}"
-        after_detail, before_detail = f"got {ints(torch.relu(total))}", f"got {ints(relu_before)}"
-        gelu_before = all_reduce_sum(gelu(partial), group)
-        run.info(f"GeLU too: after the sum {fmt(gelu(total))}, before it {fmt(gelu_before)}")
-    else:
-        ok_parts = ok_after = ok_before = True
-        parts_detail = after_detail = before_detail = "not in the example"
-    run.expect("partials", "GPU0's and GPU1's partials are [4, 3] and [-9, 3]", ok_parts, parts_detail)
-    run.expect("relu-after", "ReLU after the all-reduce gives [0, 6]", ok_after, after_detail)
-    run.expect("relu-before", "ReLU before the all-reduce gives the wrong [4, 6]", ok_before, before_detail)
+        run.expect("partials", titles["partials"], [p.tolist() for p in parts] == list(ROW_PARTIALS),
+                   f"all_gather gave {ints(parts[0])} and {ints(parts[1])}")
+        run.expect("relu-after", titles["relu-after"], torch.relu(total).tolist() == ROW_RELU_AFTER,
+                   f"got {ints(torch.relu(total))}")
+        run.expect("relu-before", titles["relu-before"], relu_before.tolist() == ROW_RELU_BEFORE, f"got {ints(relu_before)}")
+        run.info(f"GeLU too: after the sum {fmt(gelu(total))}, before it {fmt(all_reduce_sum(gelu(partial), group))}")
     if len(ROW_X) % run.world:
         run.skip("sum", "the all-reduce of the row blocks over all N ranks is xW = [-5, 6]",
                  f"{len(ROW_X)} rows do not split over N = {run.world}")
@@ -285,8 +263,7 @@ def comm(run):
     A, B = full_weights(D, FF, dtype=torch.float32)
     X = inputs(T, D, dtype=torch.float32).to(dev).requires_grad_()
     A_i, B_i = (t.to(dev).requires_grad_() for t in shard(A, B, run.rank, n))
-    Y, fwd = measure.collectives(lambda: tp_mlp(X, A_i, B_i))
-    _, bwd = measure.collectives(lambda: Y.sum().backward())
+    _, fwd, bwd = measure.passes(lambda: tp_mlp(X, A_i, B_i))
     expect_counts(run, "counts", "CommDebugMode: one all-reduce in the forward pass (g), one in the backward pass (f)",
                   fwd, bwd, {"all_reduce": 1}, {"all_reduce": 1})
 
@@ -297,21 +274,14 @@ def comm(run):
 
     # What gloo or NCCL put on the wire is not visible from Python: the course's own ring, written
     # with send/recv (measure.ring_all_reduce), counts its bytes, and must sum like the backend's.
-    partial = partial_mlp(X.detach(), A_i.detach(), B_i.detach())
-    summed, sent = measure.ring_all_reduce(partial)
-    expected = measure.ring_bytes(partial.numel() * partial.element_size(), n)
-    ok_sum, sum_detail = compare(summed, all_reduce_sum(partial.clone()))
-    run.expect("ring", "the course's send/recv ring all-reduce sums like dist.all_reduce and sends "
-               "2(N-1)/N · T·D·4 bytes per rank",
-               ok_sum and sent == expected, f"measured {sent} B sent by this rank, formula 2·{n - 1}/{n} · {payload} = "
-               f"{expected:.0f} B; its sum vs dist.all_reduce: {sum_detail}")
+    sent = measure.expect_ring(run, "ring", "the course's send/recv ring all-reduce sums like dist.all_reduce and "
+                               "sends 2(N-1)/N · T·D·4 bytes per rank", partial_mlp(X.detach(), A_i.detach(), B_i.detach()))
     run.info(f"per training step (forward and backward) each rank sends {2 * sent} B, whatever the width F/N of its "
              f"shard: communication does not shrink with N the way compute does")
 
     Xd = inputs(T, D).to(dev).requires_grad_()
     model = dtensor_mlp(dev, n, *full_weights(D, FF), gelu)
-    Yd, dfwd = measure.collectives(lambda: model(Xd))
-    _, dbwd = measure.collectives(lambda: Yd.sum().backward())
+    _, dfwd, dbwd = measure.passes(lambda: model(Xd))
     expect_counts(run, "dtensor-counts", "CommDebugMode on the DTensor model: one all-reduce forward, one backward",
                   dfwd, dbwd, {"all_reduce": 1}, {"all_reduce": 1})
 
@@ -356,54 +326,27 @@ def timing(run):
     dev, n = run.device, run.world
     default_sizes, default_tokens = TIMING_DEFAULTS[dev.type]
     sizes, tokens = run.options["timing_sizes"] or default_sizes, run.options["timing_tokens"] or default_tokens
-    warmup, repeats = run.options["warmup"], run.options["repeats"]
     threads = measure.threads_per_rank(n)
     # N devices against one; on CPU, N processes cannot use more cores than there are.
     bound = n if dev.type == "cuda" else min(n * threads, os.cpu_count() or 1) / threads
     rows = []
     for d in sizes:
-        f = 4 * d
-        A, B = full_weights(d, f, dtype=torch.float32)
+        A, B = full_weights(d, 4 * d, dtype=torch.float32)
         X = inputs(tokens, d, dtype=torch.float32).to(dev)
         # Copies: A.to("cpu") would be A itself, and a gradient on A would leak into the shards.
         Af, Bf = A.to(dev, copy=True).requires_grad_(), B.to(dev, copy=True).requires_grad_()
         A_i, B_i = (t.to(dev).requires_grad_() for t in shard(A, B, run.rank, n))
         # The one-device baseline runs on rank 0 alone (the others wait) with one rank's threads.
-        one, tp = measure.time_against_baseline(lambda: timed_step(X, Af, Bf, reference_mlp),
-                                                lambda: timed_step(X, A_i, B_i, tp_mlp),
-                                                run.rank, dev, warmup, repeats, baseline_threads=threads)
-        (base, base_threads), slowest = measure.from_rank0(one, run.rank, dev), measure.slowest(tp, dev)
-        rows.append({"N": n, "D": d, "F": f, "T": tokens, "repeats": repeats, "warmup": warmup,
-                     "one_device_ms": base, "tp_ms": slowest, "speedup": base["median_ms"] / slowest["median_ms"],
-                     "baseline_threads": base_threads, "rank_threads": tp.threads, "device": dev.type,
+        row = measure.against_one_device(run, lambda: timed_step(X, Af, Bf, reference_mlp),
+                                         lambda: timed_step(X, A_i, B_i, tp_mlp))
+        rows.append({"N": n, "D": d, "F": 4 * d, "T": tokens, **row, "device": dev.type,
                      "device_name": run.report["device_name"], "cpu_count": os.cpu_count(), "bound": bound})
-    for row in rows:
-        run.data("timing", row)
+        run.data("timing", rows[-1])
     run.info(f"setup: {run.report['device_name']}, {n} ranks with {threads} thread(s) each, the baseline "
              f"{rows[0]['baseline_threads']} thread(s) on rank 0 while the others wait; "
-             f"{os.cpu_count()} CPU cores; {warmup} warm-up call(s), {repeats} timed, interleaved")
-    run.info(timing_table(rows))
-    run.info(timing_verdict(rows))
-
-
-def timing_table(rows):
-    lines = [" N      D      F     T  one device ms (min / median / max)  TP ms (min / median / max)  median speedup"]
-    lines += [f"{r['N']:>2} {r['D']:>6} {r['F']:>6} {r['T']:>5}  {measure.spread_text(r['one_device_ms']):>34}"
-              f"  {measure.spread_text(r['tp_ms']):>26}  {r['speedup']:>13.2f}x" for r in rows]
-    return "\n".join(lines)
-
-
-def timing_verdict(rows):
-    """What the measured numbers say, and only that."""
-    said = {"faster": "faster than one device at D = ", "slower": "slower at D = ",
-            "even": "within the spread of one device at D = "}
-    parts = []
-    for word, text in said.items():
-        at = [r for r in rows if measure.faster_or_slower(r["one_device_ms"], r["tp_ms"]) == word]
-        if at:
-            parts.append(text + ", ".join(f"{r['D']}" + (f" ({r['speedup']:.2f}x)" if word != "even" else "") for r in at))
-    return (f"Measured here with N = {rows[0]['N']}: TP was " + "; ".join(parts)
-            + " (faster or slower only where the min-max ranges do not overlap).")
+             f"{os.cpu_count()} CPU cores; {rows[0]['warmup']} warm-up call(s), {rows[0]['repeats']} timed, interleaved")
+    run.info(measure.table(rows, measure.timing_columns("N", "D", "F", "T")))
+    run.info(measure.timing_verdict(rows, "D"))
 
 
 def plot_speedup(results):

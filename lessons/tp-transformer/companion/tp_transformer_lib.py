@@ -2,13 +2,12 @@
 (parallelize_module: ColwiseParallel/RowwiseParallel, then SequenceParallel and loss_parallel),
 checked with torch.distributed.
 
-The notebook (companion.ipynb) and the torchrun script (tp_transformer_check.py) both run
-`companion`. The model is the shape of PyTorch's own test model (test_tp_examples.py): token and
+The model is the shape of PyTorch's own test model (test_tp_examples.py): token and
 position embeddings, 2 pre-LN blocks with separate wq, wk, wv, wo and a GeLU MLP w1, w2, a final
-LayerNorm and an output layer. The file has two halves: the subject (the model and the two
-parallel plans) and the checks, which compare with the same model trained on one device.
+LayerNorm and an output layer; the checks compare with the same model trained on one device.
 """
 
+import contextlib
 import copy
 
 import torch
@@ -16,7 +15,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from companionkit import Companion, compare, measure
-from companionkit.tp import expect_count
+from companionkit.tp import expect_count, expect_counts
 
 # Seed 003: the one-GPU losses of its 5 iterations; its TP run agreed to ~1e-6.
 SEED_LOSSES = [10.9398, 3.4371, 1.5810, 0.4537, 0.1265]
@@ -117,11 +116,7 @@ def step_loss(model, tokens, targets, lp=False):
     """Cross-entropy of one batch (loss_parallel's context when the logits are vocab-sharded)."""
     from torch.distributed.tensor.parallel import loss_parallel
     logits = model(tokens)
-    if lp:
-        with loss_parallel():
-            loss = F.cross_entropy(logits.flatten(0, 1), targets.flatten())
-            loss.backward()
-    else:
+    with loss_parallel() if lp else contextlib.nullcontext():
         loss = F.cross_entropy(logits.flatten(0, 1), targets.flatten())
         loss.backward()
     return loss
@@ -142,33 +137,33 @@ def train(model, tokens, targets, steps, lr, lp=False):
 
 # ---- the checks -----------------------------------------------------------------------------
 
-def problem(run, dtype=torch.float64, width=None):
+def lesson_counts(L, sp):
+    """The lesson's counts of one forward and one backward of an L-layer model, from per-layer ones.
+    Per layer: TP forward 2 all-reduces, backward 2; PyTorch's model adds 2 embeddings (one
+    all-reduce each), the output layer (one all-gather, one backward all-reduce) and separate
+    wq/wk/wv (2 more backward all-reduces per layer). SP: 2 reduce-scatters and 2 all-gathers per
+    layer each way, and the ends."""
+    if sp:
+        return {"reduce_scatter": 2 * L + 2, "all_gather": 2 * L + 2}, {"reduce_scatter": 2 * L + 1, "all_gather": 2 * L + 2}
+    return {"all_reduce": 2 * L + 2, "all_gather": 1}, {"all_reduce": 2 * L + 2 * L + 1}
+
+
+def problem(run, dtype=torch.float64, width=None, tokens=None, batch=None):
     o = run.options
+    T, B = tokens or o["tokens"], batch or o["batch"]
     torch.manual_seed(SEED)
-    model = Transformer(o["vocab"], width or o["width"], o["heads"], o["tokens"]).to(dtype).to(run.device)
+    model = Transformer(o["vocab"], width or o["width"], o["heads"], T).to(dtype).to(run.device)
     g = torch.Generator().manual_seed(SEED + 1)
-    tokens = torch.randint(0, o["vocab"], (o["batch"], o["tokens"]), generator=g).to(run.device)
-    targets = torch.randint(0, o["vocab"], (o["batch"], o["tokens"]), generator=g).to(run.device)
-    return model, tokens, targets
+    ids = torch.randint(0, o["vocab"], (B, T), generator=g).to(run.device)
+    return model, ids, torch.randint(0, o["vocab"], (B, T), generator=g).to(run.device)
 
 
-def mesh(run):
-    from torch.distributed.device_mesh import init_device_mesh
-    return init_device_mesh(run.device.type, (run.world,))
-
-
-@companion.section("numbers", "The lesson's numbers: seed 003's losses and PyTorch's counts from per-layer ones", local=True)
+@companion.section("numbers", "The lesson's numbers: seed 003's losses, PyTorch's counts from per-layer ones", local=True)
 def numbers(run):
-    # Per layer: TP forward 2 all-reduces, backward 2; PyTorch's model adds 2 embeddings (one
-    # all-reduce each), the output layer (one all-gather, one backward all-reduce) and
-    # separate wq/wk/wv (2 more backward all-reduces per layer).
-    L = 2
-    tp = ({"all_reduce": 2 * L + 2, "all_gather": 1}, {"all_reduce": 2 * L + 2 * L + 1})
-    sp = ({"reduce_scatter": 2 * L + 2, "all_gather": 2 * L + 2}, {"reduce_scatter": 2 * L + 1, "all_gather": 2 * L + 2})
-    run.expect("tp-counts", "TP: 2 per layer + embeddings, output layer, separate wq/wk/wv = PyTorch's test",
-               tp == PYTORCH_COUNTS[False], f"{tp} vs {PYTORCH_COUNTS[False]}")
-    run.expect("sp-counts", "SP: 2 reduce-scatters + 2 all-gathers per layer + the ends = PyTorch's test",
-               sp == PYTORCH_COUNTS[True], f"{sp} vs {PYTORCH_COUNTS[True]}")
+    """Worked numbers, not checks: the counts section measures them."""
+    for sp in (False, True):
+        run.info(f"{'TP + SP' if sp else 'TP'}, 2 layers: forward {lesson_counts(2, sp)[0]}, backward "
+                 f"{lesson_counts(2, sp)[1]}; PyTorch's test: {PYTORCH_COUNTS[sp]}")
     run.info(f"seed 003's one-GPU losses: {SEED_LOSSES} (its TP run agreed to ~1e-6)")
 
 
@@ -178,7 +173,7 @@ def training(run):
     model, tokens, targets = problem(run)
     tp_model, sp_model = copy.deepcopy(model), copy.deepcopy(model)
     one = train(model, tokens, targets, o["steps"], o["lr"])
-    m = mesh(run)
+    m = run.mesh()
     tp = train(parallelize(tp_model, m, sp=False), tokens, targets, o["steps"], o["lr"])
     sp = train(parallelize(sp_model, m, sp=True, loss_parallel=True), tokens, targets, o["steps"], o["lr"], lp=True)
     for name, got in (("tp", tp), ("sp", sp)):
@@ -193,14 +188,15 @@ def training(run):
 def counts(run):
     for sp in (False, True):
         model, tokens, targets = problem(run)
-        model = parallelize(model, mesh(run), sp=sp)
-        logits, fwd = measure.collectives(lambda: model(tokens))
-        loss = F.cross_entropy(logits.flatten(0, 1), targets.flatten())
-        _, bwd = measure.collectives(lambda: loss.backward())
+        model = parallelize(model, run.mesh(), sp=sp)
+        logits, fwd, bwd = measure.passes(lambda: model(tokens),
+                                          lambda out: F.cross_entropy(out.flatten(0, 1), targets.flatten()).backward())
         want_fwd, want_bwd = PYTORCH_COUNTS[sp]
         name = "sp" if sp else "tp"
         expect_count(run, f"{name}-forward", f"{'TP + SP' if sp else 'TP'} forward: {want_fwd}", fwd, want_fwd)
         expect_count(run, f"{name}-backward", f"{'TP + SP' if sp else 'TP'} backward: {want_bwd}", bwd, want_bwd)
+        expect_counts(run, f"{name}-lesson", f"{'TP + SP' if sp else 'TP'}: the lesson's per-layer counts for "
+                      "this model's layers", fwd, bwd, *lesson_counts(len(model.layers), sp))
 
 
 # ---- activation memory: the lesson's formula for this model ----------------------------------
@@ -231,71 +227,21 @@ def ignored_values(t, sp, heads):
     return 4 / (t if sp else 1) + heads / t
 
 
-def saved_per_layer(model, fn):
-    """(result, [bytes of layer 1, ...]): the storage bytes autograd saves for backward while
-    `fn()` runs, each storage once and counted in the layer whose forward first saved it (a
-    block's input is its LayerNorm's), the model's parameters excluded; a DTensor counts by its
-    local shard (what this rank holds). companionkit's measure.saved_bytes, split by layer."""
-    from torch.distributed.tensor import DTensor
-    local = lambda t: t._local_tensor if isinstance(t, DTensor) else t  # noqa: E731
-    params = {local(p).untyped_storage().data_ptr() for p in model.parameters()}
-    seen, layers = {}, []
-
-    def pack(t):
-        storage = local(t).untyped_storage()
-        if storage.data_ptr() not in params and storage.data_ptr() not in seen:
-            seen[storage.data_ptr()] = storage.nbytes()
-            if layers:
-                layers[-1] += storage.nbytes()
-        return t
-
-    hooks = [layer.register_forward_pre_hook(lambda *_: layers.append(0)) for layer in model.layers]
-    hooks += [layer.register_forward_hook(lambda *_: layers.append(0)) for layer in model.layers]
-    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
-        result = fn()
-    for hook in hooks:
-        hook.remove()
-    return result, layers[0::2]   # the odd entries are what was saved between layers
-
-
-def profiled_peak(fn, device):
-    """(result, bytes): the peak of this process's memory while `fn()` runs, from
-    torch.profiler's memory records (profile_memory=True) on `device`: the running maximum of the
-    cumulative allocations minus their running minimum, so a free of a tensor made before the
-    profile (a negative record, where the allocator records one: the CPU allocator does not)
-    lowers the floor instead of the peak."""
-    activities = [torch.profiler.ProfilerActivity.CPU] + ([torch.profiler.ProfilerActivity.CUDA] if device.type == "cuda" else [])
-    with torch.profiler.profile(activities=activities, profile_memory=True) as prof:
-        result = fn()
-    records = [e for e in prof.profiler.kineto_results.events()
-               if e.name() == "[memory]" and e.device_type().name == device.type.upper()]
-    total = floor = peak = 0
-    for record in sorted(records, key=lambda e: e.start_ns()):
-        total += record.nbytes()
-        floor = min(floor, total)
-        peak = max(peak, total - floor)
-    return result, peak
-
-
 @companion.section("memory", "Activation memory per rank against the formula: one device, TP, TP + SP")
 def memory(run):
     o, on_gpu = run.options, run.device.type == "cuda"
     width = o["timing_width"] if on_gpu else o["profile_width"]   # hidden 2048 on GPUs, the seed's
-
-    class Sized:  # a sequence long enough that activations, not weights, are what is measured
-        options = dict(o, tokens=o["profile_tokens"])
-        device, world = run.device, run.world
-
     s, b, h, t, heads = o["profile_tokens"], o["batch"], width, run.world, o["heads"]
     sizes = {}
     for name, sp in (("one", None), ("tp", False), ("sp", True)):
-        model, tokens, _ = problem(Sized, dtype=torch.float32, width=width)
+        # A sequence long enough that activations, not weights, are what is measured.
+        model, tokens, _ = problem(run, dtype=torch.float32, width=width, tokens=s)
         L = len(model.layers)
         if sp is not None:
-            model = parallelize(model, mesh(run), sp=sp)
+            model = parallelize(model, run.mesh(), sp=sp)
         model(tokens)   # discarded: what is made on first use (caches, cuBLAS's workspace) stays out
-        _, layers = saved_per_layer(model, lambda: model(tokens))
-        _, peak = profiled_peak(lambda: model(tokens), run.device)
+        _, layers = measure.saved_per_module(model.layers, lambda: model(tokens), exclude=list(model.parameters()))
+        _, peak = measure.profiled_peak(lambda: model(tokens), run.device)
         n, on_sp = (1, False) if sp is None else (t, sp)
         e = 4   # float32
         want = e * s * b * h * layer_values(n, on_sp)
@@ -352,19 +298,13 @@ def timing(run):
                  "(on CPU processes it would time gloo and a shared CPU, not tensor parallelism)")
         return
     o = run.options
-    big = dict(o, batch=o["timing_batch"], tokens=o["timing_tokens"])
-
-    class Sized:
-        options, device, world = big, run.device, run.world
-
-    one_model, tokens, targets = problem(Sized, dtype=torch.float32, width=o["timing_width"])
-    tp_model = parallelize(copy.deepcopy(one_model), mesh(run), sp=False)
-    one, tp = measure.time_against_baseline(lambda: step_loss(one_model, tokens, targets),
-                                            lambda: step_loss(tp_model, tokens, targets),
-                                            run.rank, run.device, o["warmup"], o["repeats"], baseline_threads=1)
+    one_model, tokens, targets = problem(run, dtype=torch.float32, width=o["timing_width"],
+                                         tokens=o["timing_tokens"], batch=o["timing_batch"])
+    tp_model = parallelize(copy.deepcopy(one_model), run.mesh(), sp=False)
     # The slowest rank's spread is the TP step's (a step ends when its last rank does).
-    one, tp = measure.from_rank0(one, run.rank, run.device)[0], measure.slowest(tp, run.device)
+    row = measure.against_one_device(run, lambda: step_loss(one_model, tokens, targets),
+                                     lambda: step_loss(tp_model, tokens, targets), baseline_threads=1)
     run.info(f"training step, min / median / max of {o['repeats']} after {o['warmup']} warm-up: one GPU "
-             f"{measure.spread_text(one)} ms, TP on {run.world} GPUs {measure.spread_text(tp)} ms "
+             f"{measure.spread_text(row['one_device_ms'])} ms, TP on {run.world} GPUs {measure.spread_text(row['tp_ms'])} ms "
              "(a measurement, no verdict)")
-    run.data("timing", {"world": run.world, "tp_ms": tp, "one_gpu_ms": one})
+    run.data("timing", {"N": run.world, **row})
