@@ -180,3 +180,10 @@ def test_expect_raises_explains_each_other_outcome_in_english_and_polish():
     assert refusal(quiet) == "rate with n = 0 returned 0.0; it should raise ValueError."
     assert refusal(quiet, "pl", naming="n") == (
         "rate with n = 0 zwróciło 0.0; powinno zgłosić ValueError z nazwą n.")
+
+
+def test_an_array_where_one_number_belongs_is_refused():
+    """What the GeLU lessons' python-float checks rely on: one number expected, shape (1,) back."""
+    c = call(in_process(gelu=lambda x: np.array([x])), "gelu", 1.0)
+    assert failure(c, np.float64(1.0)).startswith(
+        "gelu(x) returned an array of shape (1,); expected shape ().\n  x = 1.0\n")
