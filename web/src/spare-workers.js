@@ -79,13 +79,13 @@ export class PythonProcess {
 }
 
 /**
- * Keeps up to `size` workers of a role started ahead, for the next `take()`s. The page calls
+ * Keeps up to `size()` workers of a role started ahead, for the next `take()`s. The page calls
  * `refill()` when no job runs (a worker starting uses the CPU a Run would); each call starts
  * at most one, and none while another is still booting (`onBooted()` says when one is, so
  * the page can start the next). When none is kept, `take()` starts one.
  */
 export class Spares {
-  constructor(make, size = 1) {
+  constructor(make, size = () => 1) {
     this.make = make;
     this.size = size;
     this.pool = [];
@@ -99,7 +99,7 @@ export class Spares {
 
   refill() {
     const pool = this.started;
-    if (pool.length >= this.size || pool.some((spare) => !spare.booted)) return;
+    if (pool.length >= this.size() || pool.some((spare) => !spare.booted)) return;
     const spare = this.make();
     pool.push(spare);
     spare.ready.then(() => this.onBooted(), () => {});
