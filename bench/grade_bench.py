@@ -6,7 +6,11 @@ For each runtime: the first grading in a fresh process (after imports and loadin
 lesson; `prepare` is the browser's warm-up, which the first Run then no longer pays) and the
 warm grading after it. In CPython also the command line's split (`lessonkit grade`: learner
 code in a child process): the child's boot, first and warm grading through one child, and
-the time one call of a learner function costs through each channel (gelu on an 8x16 array). Prints medians over `--runs` fresh processes;
+the time one call of a learner function costs through each channel (gelu on an 8x16 array),
+and where a grading's time goes: collecting the checks before the first one (the first run
+only: later runs reuse the collection, runner._Collected) and the channel's share (the run's
+learner calls times what a call costs beyond one in the grader's interpreter). Prints medians
+over `--runs` fresh processes;
 a benchmark, not a test.
 """
 from __future__ import annotations
@@ -55,17 +59,21 @@ t = time.perf_counter()
 child = LearnerProcess(lesson)
 child.warm()
 boot = time.perf_counter() - t
-times = []
+times, before, calls = [], [], []
 for _ in range(int(sys.argv[2])):
+    events = []
     t = time.perf_counter()
-    assert grade(lesson, source, learner=child).passed
+    assert grade(lesson, source, learner=child,
+                 on_event=lambda e: events.append((time.perf_counter(), e["event"]))).passed
     times.append(time.perf_counter() - t)
+    before.append(events[0][0] - t)  # collecting the checks (kept after the first run)
+    calls.append(sum(kind == "call" for _, kind in events))
 
 
 def per_call(channel, calls=200):
     solution = Learner(lesson, source, "en", channel, CappedOutput(10**6, 10**9))
     solution.warm()
-    assert solution.load(None) == (None, False)
+    assert solution.load(None) is None
     x = np.linspace(-3, 3, 128).reshape(8, 16)
     t = time.perf_counter()
     for _ in range(calls):
@@ -75,13 +83,14 @@ def per_call(channel, calls=200):
 
 split_call = per_call(child)
 child.close()
-print(json.dumps({"boot": boot, "times": times, "in-process call": per_call(InProcess()),
-                  "split call": split_call}))
+print(json.dumps({"boot": boot, "times": times, "before": before, "calls": calls,
+                  "in-process call": per_call(InProcess()), "split call": split_call}))
 """
 
 
 def cli_split(runs: int, warm_runs: int) -> dict:
     boot, first, warm, local, split = [], [], [], [], []
+    first_before, warm_before, channel = [], [], []
     for _ in range(runs):
         out = subprocess.run([sys.executable, "-c", CPYTHON_SPLIT, str(LESSON),
                               str(1 + warm_runs)], capture_output=True, text=True, check=True,
@@ -92,7 +101,14 @@ def cli_split(runs: int, warm_runs: int) -> dict:
         warm.append(statistics.median(data["times"][1:]))
         local.append(data["in-process call"])
         split.append(data["split call"])
+        first_before.append(data["before"][0])
+        warm_before.append(statistics.median(data["before"][1:]))
+        # A warm grading's learner calls, each at what one costs through the split's channel
+        # beyond a call in the grader's own interpreter (round trip, JSON, encoding).
+        channel.append(statistics.median(data["calls"]) * (data["split call"] - data["in-process call"]))
     return {"child boot": boot, "first grade": first, "warm grade": warm,
+            "  of the first, collecting": first_before, "  of a warm one, collecting": warm_before,
+            "  of a warm one, channel": channel,
             "call, in-process": local, "call, split": split}
 
 
@@ -126,7 +142,7 @@ def pyodide(runs: int, warm_runs: int, prepare: bool) -> dict:
 def show(title: str, figures: dict, runs: int) -> None:
     print(f"{title} (median of {runs} fresh processes)")
     for name, values in figures.items():
-        print(f"  {name:<17} {statistics.median(values) * 1000:8.2f} ms"
+        print(f"  {name:<27} {statistics.median(values) * 1000:8.2f} ms"
               f"   (min {min(values) * 1000:.1f}, max {max(values) * 1000:.1f})")
 
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""How fast the lesson page gets ready and grades, against a bare Pyodide page, in headless
-Chromium (a script that prints figures, not a test).
+"""How fast the lesson page gets ready, grades, stops and moves to the next lesson, against a
+bare Pyodide page, in headless Chromium (a script that prints figures, not a test).
 
 In one run it measures, each on a fresh browser profile (cold: empty HTTP and code caches, no
 service worker) and then again on the same profile (warm: the next visit):
@@ -12,29 +12,33 @@ service worker) and then again on the same profile (warm: the next visit):
             cold visit registers the service worker and reloads into isolation through it
             before Python starts (timed whole, from the first navigation), its warm visit runs
             under that worker;
-  isolated  the same lesson from a server sending COOP/COEP.
-Figures, medians over --runs:
-  ready      navigation -> the page says Python is ready (bare: numpy imported), by Date.now()
-  result     navigation -> first graded result of the reference, Run pressed at once
-  first run  Run pressed right after "ready" -> result (ready means ready: no slower than later)
-  later run  a second Run -> result
-  grading    of that later Run, the time the report says grading took inside the worker (the
-             grader's, with its calls to the learner, when isolated): the part no page work is in
-  stop run   (warm visit, the page idle: every worker it started has booted) Stop pressed while
-             a check loops in the learner's gelu, then Run of the reference at once -> result:
-             what Stop costs the next Run (Stop -> ready, plus a Run)
-  next ready (warm visit, idle again) the "Next" link clicked -> the next lesson (fg-backward)
-             says ready
-  next run   then Run of its reference pressed at once -> result
-  MB         bytes the server sent for the visit (compressed bytes where it sent .br)
-  RSS MB     the resident memory of the browser's renderer processes once the page is ready and
-             has graded twice (its Python workers live there: isolated, a grader, a learner and
-             the spare started after the Run; plain, the fresh worker started after it), from /proc
-then ratios to the bare page and the goals of issue 16:
-  cold ready <= 0.7x bare cold, warm ready <= 0.6x bare warm, reference graded <= 150 ms,
-  first run after ready no slower than a later one, cold bytes <= 0.55x bare cold.
+  isolated  the same lesson from a server sending COOP/COEP;
+and, with --compare DIR, the same two for another build (the "before" of a change), every
+visit of both builds interleaved in the same minutes, so the machine's load hits both alike.
+Figures, medians over --runs (ms):
+  ready         navigation -> the page says Python is ready (bare: numpy imported)
+  result        navigation -> first graded result of the reference, Run pressed at once
+  first run     Run pressed right after "ready" -> result
+  run after run a second Run pressed the moment the first's result shows -> result
+  idle run      (the page idle: every worker it started has booted) Run -> result
+  back to back  a Run pressed the moment the idle run's result shows -> result
+  grading       of the idle run, the time the report says grading took inside the worker
+  stop->ready   (idle again) Stop pressed STOP_AFTER_S into a check looping in gelu, Run of the
+                reference pressed at once: Stop -> that Run's grading starts (its "grade" message
+                goes to the worker, which the page sends once a learner worker no learner code ran
+                in is ready); one figure per Stop delay
+  stop->result  the same, Stop -> that Run's result
+  next ready    (idle again) "Next" clicked -> the next lesson (fg-backward) says ready; only a
+                ready reached after the click counts (a page moved in place keeps the window)
+  next run      then Run of its reference pressed at once -> result
+  MB            bytes the server sent for the visit (compressed bytes where it sent .br)
+  RSS MB        the resident memory of the browser's renderer processes (the page and all its
+                Python workers: isolated, a grader, a learner and a spare) after the idle runs, /proc
+then the rows of issue 32 side by side, each with its ratio to the bare page, and CPython's
+own grading of the same reference (a grader process, learner code in a child: `lessonkit
+grade`'s split, warm) for the goal "Run -> verdict <= 2x CPython's grading".
 
-  .venv/bin/python bench/site_bench.py [--runs 3] [--no-build] [--dist DIR]
+  .venv/bin/python bench/site_bench.py [--runs 3] [--no-build] [--dist DIR] [--compare DIR]
 The machine's load moves absolute times; read the ratios, measured interleaved in one run.
 """
 from __future__ import annotations
@@ -107,15 +111,26 @@ window.Worker = class extends ProbedWorker {
     this.__record.ended = true;
     return super.terminate();
   }
+  postMessage(message, ...rest) {
+    // When a grading starts in a worker (after Stop: once a clean learner is ready).
+    if (message && message.type === "grade" && !window.__gradeSentAt) window.__gradeSentAt = Date.now();
+    return super.postMessage(message, ...rest);
+  }
 };
 window.__readyFor = {};
+window.__notReady = {};  // lessons whose progress was seen not ready in this window
 new MutationObserver(() => {
   const progress = document.getElementById('python-progress');
-  if (progress && progress.dataset.state === 'ready' && !window.__readyAt) window.__readyAt = Date.now();
-  // Per lesson: a page that swaps lessons in place keeps this window (and its first __readyAt).
+  // Per lesson: a page that swaps lessons in place keeps this window (and its first __readyAt);
+  // a lesson's ready counts only after its progress was seen not ready, so the page before a
+  // move (or before a reload) never answers for the next one.
   const config = document.getElementById('lesson-config');
   const id = config && JSON.parse(config.textContent).lesson.id;
-  if (id && progress && progress.dataset.state === 'ready' && !window.__readyFor[id]) window.__readyFor[id] = Date.now();
+  if (id && progress && progress.dataset.state !== 'ready') window.__notReady[id] = true;
+  if (id && progress && progress.dataset.state === 'ready' && window.__notReady[id] && !window.__readyFor[id]) {
+    window.__readyFor[id] = Date.now();
+    if (!window.__readyAt) window.__readyAt = window.__readyFor[id];
+  }
   const status = document.getElementById('run-status');
   if (status && ['passed', 'failed', 'error'].includes(status.dataset.state) && !window.__resultAt) {
     window.__resultAt = Date.now();
@@ -221,20 +236,22 @@ def evaluate_across_loads(page, expression: str):
     raise SystemExit(f"timed out waiting for {expression} on {page.url}")
 
 
-def stop_then_run(page, looping: str, reference: str) -> float:
-    """Stop while a check loops in gelu, then Run the reference at once: Stop -> result (ms)."""
+def stop_then_run(page, looping: str, reference: str, after_s: float) -> tuple[float, float]:
+    """Stop `after_s` into a check looping in gelu, then Run the reference at once:
+    (Stop -> that Run's grading starts, Stop -> its result), ms."""
     upload = lambda name, text: page.set_input_files(
         "#upload-file", files=[{"name": name, "mimeType": "text/x-python", "buffer": text.encode()}])
     upload("looping.py", looping)
     page.get_by_role("button", name="Run", exact=True).click()
     page.wait_for_selector("#results li", timeout=TIMEOUT_MS)
-    time.sleep(0.5)  # inside the loop
-    page.evaluate("window.__resultAt = 0")
+    time.sleep(after_s)  # inside the loop
+    page.evaluate("window.__resultAt = 0; window.__gradeSentAt = 0")
     started = page.evaluate("Date.now()")
     page.get_by_role("button", name="Stop", exact=True).click()
     upload("solution.py", reference)
     page.get_by_role("button", name="Run", exact=True).click()
-    return wait_result(page) - started
+    result = wait_result(page) - started
+    return page.evaluate("window.__gradeSentAt") - started, result
 
 
 def next_lesson(page) -> tuple[float, float]:
@@ -245,9 +262,20 @@ def next_lesson(page) -> tuple[float, float]:
     return ready - started, timed_run(page)
 
 
+def idle(page) -> None:
+    """Past the spare's idle delay (2 s), and every worker the page started booted."""
+    time.sleep(2.5)
+    page.wait_for_function(IDLE, timeout=TIMEOUT_MS)
+
+
+# Stop pressed this long into the looping check: at once, and as a learner who watched it hang.
+STOP_AFTER_S = (0.5, 2.0)
+
+
 def lesson_visit(context, url: str, references: dict, server, run_at_once: bool, profile: str) -> dict:
     """One visit: with `run_at_once`, Run is pressed on arrival (result); otherwise right after
-    ready (first run), then Stop and the next lesson. Then one later Run."""
+    ready (first run) and again at once (run after run), then on the idle page two Runs back to
+    back, Stop, and the next lesson."""
     page = context.new_page()
     page.add_init_script(LESSON_PROBE)
     # As if written on an earlier visit (the key is namespaced by the site's path: "/" here).
@@ -267,19 +295,20 @@ def lesson_visit(context, url: str, references: dict, server, run_at_once: bool,
         page.wait_for_function("window.__readyAt", timeout=TIMEOUT_MS)
         row["ready"] = page.evaluate("window.__readyAt") - start
         row["first run"] = timed_run(page)
-    row["later run"] = timed_run(page)
-    row["grading"] = page.evaluate("window.__gradingMs")
-    row["isolated"] = page.evaluate("crossOriginIsolated")
-    time.sleep(3.0)  # the spare worker started after the runs gets ready
-    row["rss"] = renderer_rss_mb(profile)
-    if not run_at_once:
-        # An idle page (past any spare's idle delay, every worker it started booted): Stop and
-        # the next lesson as a learner who reads between Runs meets them.
-        page.wait_for_function(IDLE, timeout=TIMEOUT_MS)
-        row["stop run"] = stop_then_run(page, looping_gelu(reference), reference)
-        time.sleep(2.5)  # past the idle delay before a spare (2 s)
-        page.wait_for_function(IDLE, timeout=TIMEOUT_MS)
+        row["run after run"] = timed_run(page)
+        # A learner who reads between Runs, then presses Run twice in a row.
+        idle(page)
+        row["idle run"] = timed_run(page)
+        row["grading"] = page.evaluate("window.__gradingMs")
+        row["back to back"] = timed_run(page)
+        idle(page)
+        row["rss"] = renderer_rss_mb(profile)
+        for after_s in STOP_AFTER_S:
+            row[f"stop->ready {after_s:g}s"], row[f"stop->result {after_s:g}s"] = \
+                stop_then_run(page, looping_gelu(reference), reference, after_s)
+            idle(page)
         row["next ready"], row["next run"] = next_lesson(page)
+    row["isolated"] = page.evaluate("crossOriginIsolated")
     # The cold visit installs the service worker: let it finish, so the warm visit gets it.
     page.evaluate("navigator.serviceWorker && navigator.serviceWorker.ready.then(() => true)")
     time.sleep(1.0)
@@ -307,20 +336,28 @@ def bare_visit(context, url: str, server, profile: str) -> dict:
     return row
 
 
-def measure(runs: int, dist: Path, reference: dict) -> dict:
+def measure(runs: int, builds: dict[str, Path], reference: dict) -> dict:
+    """`builds`: label -> dist folder. Every visit of a run, bare pages and builds in turn."""
     bare_root = make_bare_root()
-    plain, plain_url = start_server(dist, isolated=False)
-    isolated, isolated_url = start_server(dist, isolated=True)
-    bare, bare_url = start_server(bare_root, isolated=False)
+    servers = []
+
+    def server_for(directory, isolated):
+        server, url = start_server(directory, isolated)
+        servers.append(server)
+        return server, url
+
+    bare, bare_url = server_for(bare_root, False)
     lesson_path = f"lessons/{LESSON}/index.html"
+    kinds = [("bare", bare, bare_url + "index.html"), ("bare x2", bare, bare_url + "index.html?workers=2")]
+    for label, dist in builds.items():
+        for mode, isolated in (("plain", False), ("isolated", True)):
+            server, url = server_for(dist, isolated)
+            kinds.append((f"{label} {mode}".strip(), server, url + lesson_path))
     samples: dict[str, list[dict]] = {}
     try:
         with sync_playwright() as p:
             for run in range(runs):
-                for kind, server, url in (("bare", bare, bare_url + "index.html"),
-                                          ("bare x2", bare, bare_url + "index.html?workers=2"),
-                                          ("plain", plain, plain_url + lesson_path),
-                                          ("isolated", isolated, isolated_url + lesson_path)):
+                for kind, server, url in kinds:
                     with tempfile.TemporaryDirectory(prefix="profile-") as profile:
                         context = p.chromium.launch_persistent_context(
                             profile, executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
@@ -333,18 +370,39 @@ def measure(runs: int, dist: Path, reference: dict) -> dict:
                             warm = lesson_visit(context, url, reference, server, False, profile)
                             warm_result = lesson_visit(context, url, reference, server, True, profile)
                             warm["result"] = warm_result["result"]
-                            cold["first run"] = None
                         context.close()
                     samples.setdefault(f"{kind} cold", []).append(cold)
                     samples.setdefault(f"{kind} warm", []).append(warm)
-                print(f"run {run + 1}/{runs}: " + ", ".join(
-                    f"{name} ready {rows[-1]['ready']:.0f} ms" for name, rows in samples.items()), flush=True)
+                    print(f"run {run + 1}/{runs} {kind}: cold {cold}\n  warm {warm}", flush=True)
     finally:
-        for server in (plain, isolated, bare):
+        for server in servers:
             server.shutdown()
             server.server_close()
         shutil.rmtree(bare_root, ignore_errors=True)
     return samples
+
+
+CPYTHON_GRADING = r"""
+import json, statistics, sys, time
+from lessonkit import grade, load_lesson
+from lessonkit.learner_process import LearnerProcess
+lesson = load_lesson(sys.argv[1])
+source = lesson.reference.read_text()
+with LearnerProcess(lesson) as child:
+    times = []
+    for _ in range(8):
+        t = time.perf_counter()
+        assert grade(lesson, source, learner=child).passed
+        times.append((time.perf_counter() - t) * 1000)
+print(json.dumps(statistics.median(times[2:])))
+"""
+
+
+def cpython_grading_ms() -> float:
+    """CPython grading the reference, warm: a grader process, learner code in a child."""
+    out = subprocess.run([sys.executable, "-c", CPYTHON_GRADING, str(ROOT / "lessons" / LESSON)],
+                         capture_output=True, text=True, check=True, env={"PYTHONPATH": str(ROOT / "py")})
+    return json.loads(out.stdout)
 
 
 def median(rows: list[dict], key: str) -> float | None:
@@ -352,38 +410,52 @@ def median(rows: list[dict], key: str) -> float | None:
     return statistics.median(values) if values else None
 
 
-def report(samples: dict, runs: int):
-    keys = ("ready", "result", "first run", "later run", "grading", "stop run", "next ready", "next run")
-    print(f"\nmedians of {runs} run{'s' * (runs != 1)} (ms; MB sent by the server)")
-    print(f"{'':14}" + "".join(f"{k:>11}" for k in keys) + f"{'MB':>8}{'RSS MB':>8}{'isolated':>10}")
-    for name, rows in samples.items():
-        cells = [median(rows, k) for k in keys]
-        iso = "-" if name.startswith("bare") else str(all(r["isolated"] for r in rows)).lower()
-        print(f"{name:14}" + "".join(f"{c:>11.0f}" if c is not None else f"{'-':>11}" for c in cells)
-              + f"{median(rows, 'bytes') / 1e6:>8.2f}{median(rows, 'rss'):>8.0f}{iso:>10}")
-    bare_cold, bare_warm = samples["bare cold"], samples["bare warm"]
-    print("\nratios to the bare page                     plain  isolated   goal")
-    def ratio_row(label, num_key, rows_of, den_rows, den_key, goal):
-        vals = [median(rows_of(m), num_key) / median(den_rows, den_key) for m in ("plain", "isolated")]
-        print(f"  {label:42}{vals[0]:>5.2f}{vals[1]:>10.2f}   {goal}")
-    ratio_row("cold ready / bare cold ready", "ready", lambda m: samples[f"{m} cold"], bare_cold, "ready", "<= 0.70")
-    ratio_row("warm ready / bare warm ready", "ready", lambda m: samples[f"{m} warm"], bare_warm, "ready", "<= 0.60")
-    ratio_row("cold first result / bare cold ready", "result", lambda m: samples[f"{m} cold"], bare_cold, "ready", "")
-    ratio_row("warm first result / bare warm ready", "result", lambda m: samples[f"{m} warm"], bare_warm, "ready", "")
-    ratio_row("cold bytes / bare cold bytes", "bytes", lambda m: samples[f"{m} cold"], bare_cold, "bytes", "<= 0.55")
-    ratio_row("next lesson ready / bare warm ready", "next ready", lambda m: samples[f"{m} warm"], bare_warm, "ready", "<= 0.10")
-    # What two interpreters cost at least: the isolated page against two bare workers at once.
-    print("\nratios to two bare workers at once           plain  isolated")
-    for label, state in (("cold ready / bare x2 cold ready", "cold"), ("warm ready / bare x2 warm ready", "warm")):
-        vals = [median(samples[f"{m} {state}"], "ready") / median(samples[f"bare x2 {state}"], "ready")
-                for m in ("plain", "isolated")]
-        print(f"  {label:42}{vals[0]:>5.2f}{vals[1]:>10.2f}")
-    print("\nthe lesson once ready                       plain  isolated   goal")
-    for label, key, goal in (("first run after ready, warm visit (ms)", "first run", "<= later run"),
-                             ("later run (ms)", "later run", "<= 150"),
-                             ("  of it, grading inside the worker (ms)", "grading", "")):
-        vals = [median(samples[f"{m} warm"], key) for m in ("plain", "isolated")]
-        print(f"  {label:42}{vals[0]:>5.0f}{vals[1]:>10.0f}   {goal}")
+def load_average() -> str:
+    try:
+        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "?"
+
+
+def report(samples: dict, runs: int, labels: list[str], cpython_ms: float, loads: list[str]):
+    columns = [f"{label} {mode}".strip() for label in labels for mode in ("plain", "isolated")]
+    print(f"\nmedians of {runs} run{'s' * (runs != 1)}, ms (ratio to the bare page in brackets); "
+          f"load average at the start of each run: {'; '.join(loads)}")
+    bare_cold, bare_warm = median(samples["bare cold"], "ready"), median(samples["bare warm"], "ready")
+    print(f"bare Pyodide + numpy, one worker: ready {bare_cold:.0f} cold / {bare_warm:.0f} warm; "
+          f"two workers: {median(samples['bare x2 cold'], 'ready'):.0f} / {median(samples['bare x2 warm'], 'ready'):.0f}; "
+          f"renderer RSS {median(samples['bare warm'], 'rss'):.0f} MB")
+    print(f"CPython grading the same reference (grader + child learner, warm): {cpython_ms:.0f} ms")
+    stops = [(f"Stop {s:g} s into a loop -> ready", f"stop->ready {s:g}s", None, "<= 1000")
+             for s in STOP_AFTER_S] + [(f"Stop {s:g} s into a loop -> result", f"stop->result {s:g}s", None, "")
+                                       for s in STOP_AFTER_S]
+    rows = [("ready, cold", "ready", "cold", bare_cold, "no worse than before"),
+            ("ready, warm", "ready", "warm", bare_warm, ""),
+            ("Run at once -> result, cold", "result", "cold", bare_cold, ""),
+            ("next lesson ready", "next ready", "warm", bare_warm, "<= 0.10x bare warm"),
+            ("its first Run -> result", "next run", "warm", None, ""),
+            ("first Run after ready -> result", "first run", "warm", None, ""),
+            ("Run at once after a Run -> result", "run after run", "warm", None, ""),
+            ("Run on an idle page -> result", "idle run", "warm", None, f"<= 2x CPython ({2 * cpython_ms:.0f})"),
+            ("  of it, grading inside the worker", "grading", "warm", None, ""),
+            ("Run back to back -> result", "back to back", "warm", None, "<= idle run")] \
+        + [(label, key, "warm", None, goal) for label, key, _, goal in stops] \
+        + [("renderer RSS (MB)", "rss", "warm", median(samples["bare warm"], "rss"), "")]
+    print(f"{'':40}" + "".join(f"{c:>18}" for c in columns) + "   goal")
+    for label, key, state, bare, goal in rows:
+        cells = []
+        for column in columns:
+            value = median(samples[f"{column} {state}"], key)
+            if value is None:
+                cells.append(f"{'-':>18}")
+            elif bare:
+                cells.append(f"{f'{value:.0f} ({value / bare:.2f}x)':>18}")
+            else:
+                cells.append(f"{value:>18.0f}")
+        print(f"{label:40}" + "".join(cells) + f"   {goal}")
+    print(f"{'isolated':40}" + "".join(
+        f"{str(all(r['isolated'] for r in samples[f'{c} warm'])).lower():>18}" for c in columns))
+    print(f"{'MB sent, cold':40}" + "".join(f"{median(samples[f'{c} cold'], 'bytes') / 1e6:>18.2f}" for c in columns))
 
 
 def main():
@@ -391,13 +463,23 @@ def main():
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--no-build", action="store_true", help="measure the existing --dist")
     parser.add_argument("--dist", type=Path, default=DIST, help=f"where the site is built (default {DIST})")
+    parser.add_argument("--compare", type=Path, help="another build measured in the same run (\"before\")")
     parser.add_argument("--lessons", type=Path, default=ROOT / "lessons", help="lessons folder to build")
     args = parser.parse_args()
     if not args.no_build:
         subprocess.run([sys.executable, str(ROOT / "build.py"), "--out", str(args.dist), "--lessons", str(args.lessons)],
                        check=True)
     references = {slug: (ROOT / "lessons" / slug / "reference.py").read_text() for slug in (LESSON, NEXT_LESSON)}
-    report(measure(args.runs, args.dist, references), args.runs)
+    builds = {"before": args.compare, "after": args.dist} if args.compare else {"": args.dist}
+    loads = [load_average()]
+    cpython_ms = cpython_grading_ms()
+    samples = {}
+    for run in range(args.runs):
+        if run:
+            loads.append(load_average())
+        for name, rows in measure(1, builds, references).items():
+            samples.setdefault(name, []).extend(rows)
+    report(samples, args.runs, list(builds), cpython_ms, loads)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ import json
 from .channel import Callback
 from .learner_host import loaded_lesson
 from .playground import run_calls
-from .runner import grade
+from .runner import collect, grade
 
 
 def prepare(lesson_dir: str, warm_up: bool = True) -> str:
@@ -30,6 +30,12 @@ def prepare(lesson_dir: str, warm_up: bool = True) -> str:
         "limits": {"check_seconds": lesson.limits.check_seconds,
                    "total_seconds": lesson.limits.total_seconds},
     })
+
+
+def collect_checks(lesson_dir: str, lang: str = "en") -> None:
+    """The split grader, once it has moved to another lesson: its checks collected in the
+    page's language now, so the first Run there finds them collected (runner.collect)."""
+    collect(loaded_lesson(lesson_dir), lang)
 
 
 def grade_json(lesson_dir: str, source: str, timed_out_json: str = "[]", on_event=None,

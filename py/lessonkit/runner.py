@@ -10,9 +10,11 @@ import warnings
 import zlib
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy
 import pytest
+from _pytest.config import ConftestImportFailure, _prepareconfig
 from _pytest.reports import TestReport
 from _pytest.runner import runtestprotocol
 
@@ -97,7 +99,7 @@ def _grade(lesson, source, channel, on_event, timed_out, crashed, time_used_s, l
     with _announcing_calls(run), redirected(out), alarm_handler(), warnings.catch_warnings():
         warnings.filterwarnings("ignore", category=pytest.PytestWarning)
         try:
-            run.checks(solution)
+            run.checks(solution, lang, _checks_key(checks_before))
         except KeyboardInterrupt:  # the Stop button (SIGINT from the host)
             run.stopped()
         finally:
@@ -220,100 +222,286 @@ class _Run:
             self.end(cid, title, "error", _("Not run: you pressed Stop."))
 
     # --- the hidden checks ------------------------------------------------------------
-    def checks(self, solution: Learner) -> None:
-        """Collect the checks, then load the learner's file (so the checks are read before
-        any learner code runs), then run them."""
+    def checks(self, solution: Learner, lang: str, checks_key) -> None:
+        """Collect the checks (or take those collected for an earlier run), then load the
+        learner's file (so the checks are read before any learner code runs), then run
+        them. `lang`: the run's language; `checks_key`: the check files' contents, which a kept collection must match."""
         plugin = _Plugin(self, solution)
-        checks_dir = self.lesson.checks_dir.resolve()
-        args = [str(checks_dir), "--rootdir", str(checks_dir), "-c", os.devnull,
-                "--confcutdir", str(checks_dir), *_PYTEST_ARGS]
-        with _isolated_imports(checks_dir), _quiet_pytest_env():
-            code = pytest.main(args, plugins=[plugin])
-        if not plugin.loaded:  # pytest stopped before its collection finished
-            plugin.load()
+        # Learner code in this interpreter could reach the checks' objects: the checks are
+        # then collected afresh and dropped after the run (see _Collected).
+        keep = not getattr(solution.channel, "in_process", False)
+        with (nullcontext() if keep else _isolated_imports(self.lesson.checks_dir.resolve())):
+            try:
+                tree = _collected(self.lesson, lang, checks_key, keep)
+            except KeyboardInterrupt:  # Stop before anything ran
+                self.stopped([(LOAD_ID, load_title(self.lesson))])
+                return
+            tree.feed.plugin = plugin
+            try:
+                plugin.run_all(tree)
+            finally:
+                tree.feed.plugin = None
+                if not tree.reset(intact=keep):
+                    _forget(tree)
         if plugin.interrupted:
             self.stopped(plugin.pending())
             return
-        if not plugin.seen or code in (pytest.ExitCode.INTERNAL_ERROR,
-                                       pytest.ExitCode.USAGE_ERROR):
+        if not plugin.seen or tree.code in (pytest.ExitCode.INTERNAL_ERROR,
+                                            pytest.ExitCode.USAGE_ERROR):
             self.end("checks", _("The hidden checks run"), "error",
                      _("The lesson's checks could not run (pytest exit status {code}); this is "
-                       "a bug in the lesson, not in your code.", code=int(code)))
+                       "a bug in the lesson, not in your code.", code=int(tree.code)))
 
 
-class _Plugin:
-    """Feeds the learner's module to the checks and turns each test into a verdict."""
+# Collections kept for later runs in this interpreter, by checks folder and language (checks
+# may translate text as they are imported): the grader worker's, and a command line's grader
+# process. Bounded: a learner moving through the course leaves one per lesson visited.
+_KEPT: dict[tuple[str, str], "_Collected"] = {}
+_KEEP_AT_MOST = 8
 
-    def __init__(self, run: _Run, module: Learner):
-        self.run = run
-        self.module = module
-        self.seen = False
-        self.interrupted = False
-        self.loaded = False
-        self.collect_errors: list[tuple[str, str, str, str]] = []
-        self.excinfo: dict[str, BaseException] = {}
+
+def collect(lesson: Lesson, lang: str = i18n.DEFAULT) -> None:
+    """Collect `lesson`'s checks in `lang` now, for the next run to find them collected: only
+    in an interpreter where learner code never runs (the isolated page's grader worker, when
+    it moves to another lesson; see _Collected)."""
+    with i18n.use(lang, lesson.path):
+        _collected(lesson, lang, _checks_key(intact.snapshot(lesson.checks_dir)), True)
+
+
+def _collected(lesson: Lesson, lang: str, checks_key, keep: bool) -> "_Collected":
+    if not keep:
+        return _Collected(lesson)
+    key = (str(lesson.checks_dir.resolve()), lang)
+    tree = _KEPT.get(key)
+    if tree is not None and tree.checks_key == checks_key:
+        _KEPT[key] = _KEPT.pop(key)  # the most recently used last
+        return tree
+    if tree is not None:
+        _forget(tree)
+    with _isolated_imports(lesson.checks_dir.resolve()):
+        tree = _Collected(lesson)
+    tree.checks_key = checks_key
+    tree.kept_key = key
+    if tree.items:  # a collection that failed is tried again next run
+        _KEPT[key] = tree
+        while len(_KEPT) > _KEEP_AT_MOST:
+            _forget(next(iter(_KEPT.values())))
+    return tree
+
+
+def _forget(tree: "_Collected") -> None:
+    if _KEPT.get(getattr(tree, "kept_key", None)) is tree:
+        del _KEPT[tree.kept_key]
+    tree.close()
+
+
+class _Feed:
+    """The pytest plugin of a collection: the fixtures the checks take and the hooks, for the
+    run using the collection now (`plugin`, a _Plugin)."""
+
+    def __init__(self, lesson: Lesson):
+        self.lesson = lesson
+        self.plugin: _Plugin | None = None
         self.items: list = []
-
-    def load(self) -> None:
-        """The `load` check, once, then the check files that failed to load: in that order in
-        the report."""
-        self.loaded = True
-        try:
-            self.module.warm()
-            self.run.load(self.module)
-        finally:
-            for result in self.collect_errors:
-                self.run.end(*result)
-
-    def pending(self) -> list[tuple[str, str]]:
-        done = {r[0] for r in self.run.results}
-        return [(check_id(i), check_title(i)) for i in self.items if check_id(i) not in done]
-
-    def pytest_collection_modifyitems(self, items):
-        # Teaching order: files as lesson.toml's `checks` lists them, tests as each file
-        # defines them (a stable sort keeps pytest's order within a file).
-        order = {p.resolve(): i for i, p in enumerate(self.run.lesson.check_files)}
-        items.sort(key=lambda item: order.get(Path(str(item.path)).resolve(), len(order)))
-        self.items = list(items)
+        self.collect_errors: list[tuple[str, str, str, str]] = []
 
     @pytest.fixture
     def solution(self):
-        return self.module
+        return self.plugin.module
 
     @pytest.fixture
     def fresh(self, request):
         """A random generator for arguments drawn fresh for each run, beside a check's fixed
         cases: from the run's seed and the check's id (so a check's draw does not depend on
         which checks ran before it)."""
-        return numpy.random.default_rng([self.run.seed,
+        return numpy.random.default_rng([self.plugin.run.seed,
                                          zlib.crc32(request.node.nodeid.encode())])
+
+    def pytest_collection_modifyitems(self, items):
+        # Teaching order: files as lesson.toml's `checks` lists them, tests as each file
+        # defines them (a stable sort keeps pytest's order within a file).
+        order = {p.resolve(): i for i, p in enumerate(self.lesson.check_files)}
+        items.sort(key=lambda item: order.get(Path(str(item.path)).resolve(), len(order)))
+        self.items = list(items)
 
     def pytest_collectreport(self, report):
         if report.failed:
-            self.seen = True
             stem = Path(str(report.fspath)).stem
             self.collect_errors.append((
                 stem, _("The checks in {file} load", file=f"{stem}.py"), "error",
                 _("This check file is broken (a bug in the lesson, not in your code):")
                 + "\n" + str(report.longrepr)[-2000:]))
 
-    def pytest_collection_finish(self, session):
-        """The learner's file loads once the checks are collected: the first check."""
-        try:
-            self.load()
-        except KeyboardInterrupt:
-            self.interrupted = True
-            raise
-
     @pytest.hookimpl(tryfirst=True)
-    def pytest_runtest_protocol(self, item, nextitem):
-        self.seen = True
-        cid, title = check_id(item), check_title(item)
+    def pytest_runtest_makereport(self, item, call):
+        """A bare report: verdicts come from the exception itself, so pytest's traceback
+        formatting (slow, above all in Pyodide) is skipped."""
+        outcome, longrepr = "passed", None
+        if call.excinfo is not None:
+            exc = call.excinfo.value
+            self.plugin.excinfo.setdefault(item.nodeid, exc)
+            if isinstance(exc, pytest.skip.Exception):
+                outcome, longrepr = "skipped", (str(item.path), 0, str(exc))
+            else:
+                outcome, longrepr = "failed", f"{type(exc).__name__}: {exc}"
+        return TestReport(item.nodeid, item.location, {}, outcome, longrepr, call.when,
+                          duration=call.duration, start=call.start, stop=call.stop)
+
+
+class _Collected:
+    """pytest's configuration, session and collected checks of one lesson, in the language
+    that was active (checks may translate text as they are imported).
+
+    The grader collects once and runs the same items in every later run of that lesson and
+    language whose check files are unchanged (pytest's start-up and the checks' import are
+    a third of a warm run). That is safe where learner code never runs in this interpreter
+    (the isolated page's grader worker, a command line's grader process): all that reaches
+    the grader from learner code is plain data, decoded afresh for each call (lessonkit.wire
+    builds lists, arrays and numbers and runs no code), so a collection can hold something
+    of a learner's only where check code keeps a value past its test. pytest's per-test state
+    is dropped after every run (`reset`: every fixture of every scope torn down, each test's
+    arguments and request discarded), and the check modules' globals are compared with what
+    they were after their import: a check that rebound or changed one (a module-level list it
+    appended a result to, say) drops the collection, so the next run imports the checks
+    afresh. Where learner code shares this interpreter (the page without isolation, tests'
+    InProcess) it could change the checks' objects themselves, so each run collects its own
+    and drops it (and the page's single worker grades once, anyway).
+    """
+
+    def __init__(self, lesson: Lesson):
+        self.feed = _Feed(lesson)
+        self.session = None
+        self.items: list = []
+        self.code = pytest.ExitCode.OK
+        checks_dir = lesson.checks_dir.resolve()
+        args = [str(checks_dir), "--rootdir", str(checks_dir), "-c", os.devnull,
+                "--confcutdir", str(checks_dir), *_PYTEST_ARGS]
         try:
-            lost = self.revive()
-        except KeyboardInterrupt:
-            self.interrupted = True
+            with _quiet_pytest_env():
+                self.config = _prepareconfig(args, plugins=[self.feed])
+        except ConftestImportFailure:
+            self.config, self.code = None, pytest.ExitCode.USAGE_ERROR
+            return
+        try:
+            self.config._do_configure()
+            self.session = pytest.Session.from_config(self.config)
+            self.config.hook.pytest_sessionstart(session=self.session)
+            self.config.hook.pytest_collection(session=self.session)
+        except (KeyboardInterrupt, CheckTimeout):
+            self.close()
             raise
+        except pytest.UsageError:
+            self.code = pytest.ExitCode.USAGE_ERROR
+        except Exception:  # noqa: BLE001 - pytest's own failure: the lesson's checks cannot run
+            self.code = pytest.ExitCode.INTERNAL_ERROR
+        else:
+            self.items = self.feed.items
+            if not self.items and not self.feed.collect_errors:
+                self.code = pytest.ExitCode.NO_TESTS_COLLECTED
+        self.globals_seen = self.globals_now()
+
+    @property
+    def collect_errors(self):
+        return self.feed.collect_errors
+
+    def modules(self) -> list:
+        """The check files' modules, conftest.py's among them."""
+        checks_dir = str(self.feed.lesson.checks_dir.resolve())
+        found = {id(m): m for m in (getattr(i, "module", None) for i in self.items) if m}
+        if self.config is not None:
+            for plugin in self.config.pluginmanager.get_plugins():
+                if str(getattr(plugin, "__file__", "") or "").startswith(checks_dir):
+                    found[id(plugin)] = plugin
+        return list(found.values())
+
+    def globals_now(self) -> list:
+        return [_fingerprint(vars(m)) for m in self.modules()]
+
+    def reset(self, intact: bool) -> bool:
+        """After a run: pytest's per-test state dropped. False when the collection must not
+        serve another run (`intact` false: learner code shared this interpreter; a teardown
+        that failed; a check module's globals changed)."""
+        try:
+            if self.session is not None:
+                self.session._setupstate.teardown_exact(None)
+        except BaseException:  # noqa: BLE001 - a fixture's teardown raised
+            intact = False
+        for item in self.items:
+            item._request = False
+            item.funcargs = None
+        return intact and self.globals_now() == self.globals_seen
+
+    def close(self) -> None:
+        if self.config is None:
+            return
+        config, self.config = self.config, None
+        try:
+            if self.session is not None:
+                config.hook.pytest_sessionfinish(session=self.session, exitstatus=self.code)
+        finally:
+            config._ensure_unconfigure()
+
+
+def _fingerprint(value, depth: int = 0):
+    """What a check module's global holds, to tell whether a run changed it: containers and
+    arrays by their contents (a few levels deep), anything else by identity (functions,
+    classes, modules; numbers and text cannot change in place)."""
+    if depth > 4:
+        return id(value)
+    if isinstance(value, numpy.ndarray):
+        return ("array", id(value), value.dtype.str, value.shape,
+                zlib.crc32(numpy.ascontiguousarray(value).view(numpy.uint8).reshape(-1)))
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, id(value),
+                tuple(_fingerprint(v, depth + 1) for v in value))
+    if isinstance(value, dict):
+        return ("dict", id(value),
+                tuple((k if isinstance(k, (str, int)) else id(k), _fingerprint(v, depth + 1))
+                      for k, v in value.items()))
+    if isinstance(value, (set, frozenset)):
+        return ("set", id(value), tuple(sorted(map(id, value))))
+    if isinstance(value, SimpleNamespace):
+        return ("namespace", id(value), _fingerprint(vars(value), depth + 1))
+    return id(value)
+
+
+class _Plugin:
+    """One run's part: the learner's module for the checks, and each test turned into a
+    verdict."""
+
+    def __init__(self, run: _Run, module: Learner):
+        self.run = run
+        self.module = module
+        self.seen = False
+        self.interrupted = False
+        self.excinfo: dict[str, BaseException] = {}
+        self.items: list = []
+
+    def run_all(self, tree: _Collected) -> None:
+        """The `load` check, then the check files that failed to load (in that order in the
+        report), then every check."""
+        self.items = tree.items
+        self.seen = bool(tree.items or tree.collect_errors)
+        try:
+            try:
+                self.module.warm()
+                self.run.load(self.module)
+            finally:
+                for result in tree.collect_errors:
+                    self.run.end(*result)
+            for i, item in enumerate(tree.items):
+                nextitem = tree.items[i + 1] if i + 1 < len(tree.items) else None
+                self.protocol(tree.session, item, nextitem)
+        except KeyboardInterrupt:  # the Stop button
+            self.interrupted = True
+
+    def pending(self) -> list[tuple[str, str]]:
+        done = {r[0] for r in self.run.results}
+        return [(check_id(i), check_title(i)) for i in self.items if check_id(i) not in done]
+
+    def protocol(self, session, item, nextitem) -> None:
+        cid, title = check_id(item), check_title(item)
+        lost = self.revive()
         limit = self.run.start(cid, title, self.module)
         skip = self.run.skip_reason()
         if cid in self.run.timed_out:  # it ended an earlier Python (a host's restart)
@@ -326,36 +514,23 @@ class _Plugin:
             skip = "error", lost
         if skip:
             self.run.end(cid, title, *skip)
-            return True
+            return
         # Armed for the whole check, setup to teardown, so that the host's deadline (which
         # starts at check_start) never falls where an alarm would be ignored.
+        try:
+            # What the last check that ran left set up for one skipped since: its fixtures'
+            # teardown errors were that check's to report.
+            session._setupstate.teardown_exact(item)
+        except Exception:  # noqa: BLE001
+            pass
         try:
             with time_limit(limit) as timer:
                 reports = runtestprotocol(item, nextitem=nextitem, log=False)
         except CheckTimeout:  # landed between pytest's phases rather than inside one
             reports = []
             self.excinfo.setdefault(item.nodeid, CheckTimeout())
-        except KeyboardInterrupt:
-            self.interrupted = True
-            raise
         status, message = self.verdict(item, reports, limit, timer.fired)
         self.run.end(cid, title, status, message)
-        return True
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_runtest_makereport(self, item, call):
-        """A bare report: verdicts come from the exception itself, so pytest's traceback
-        formatting (slow, above all in Pyodide) is skipped."""
-        outcome, longrepr = "passed", None
-        if call.excinfo is not None:
-            exc = call.excinfo.value
-            self.excinfo.setdefault(item.nodeid, exc)
-            if isinstance(exc, pytest.skip.Exception):
-                outcome, longrepr = "skipped", (str(item.path), 0, str(exc))
-            else:
-                outcome, longrepr = "failed", f"{type(exc).__name__}: {exc}"
-        return TestReport(item.nodeid, item.location, {}, outcome, longrepr, call.when,
-                          duration=call.duration, start=call.start, stop=call.stop)
 
     def revive(self) -> str | None:
         """Before a check's time starts: when the learner's side was lost (a time limit, a
@@ -409,6 +584,11 @@ class _Plugin:
         detail = f"{type(exc).__name__}: {exc}" if exc is not None else _("it did not pass")
         return "error", _("This check broke (a bug in the lesson, not in your code): {detail}",
                           detail=detail)
+
+
+def _checks_key(snapshot: dict) -> tuple:
+    """The check files' contents (an intact.snapshot), as a key a kept collection matches."""
+    return tuple(sorted((path, entry[0] if entry else None) for path, entry in snapshot.items()))
 
 
 def _raised_in_learner_code(exc: BaseException) -> bool:

@@ -8,11 +8,18 @@
 import { answer } from "./worker/channel.js";
 import { PythonProcess, Spares } from "./spare-workers.js";
 
+// Learner workers kept booted beside the one in use: one while that one is clean (Stop, or a
+// time limit, during the next Run takes it), two once it has run learner code (the next Run
+// takes one, and Stop during that Run the other), so neither waits for a boot; a Run right
+// after a Run takes the second while the first's replacement boots. One learner (Pyodide,
+// numpy and lessonkit) is about 100 MB (bench/site_bench.py).
+const spareLearners = (learner) => (learner?.dirty ? 2 : 1);
+
 export class LearnerLink {
   /** `config()`: the page config workers start with now (it changes with the lesson). */
   constructor(config, channel) {
     this.channel = channel;
-    this.spares = new Spares(() => new PythonProcess(config(), "learner"));
+    this.spares = new Spares(() => new PythonProcess(config(), "learner"), () => spareLearners(this.learner));
     this.pending = null;  // {id, seq, learner, onAnswer}
     this.ids = 0;
     // Set when the learner worker was replaced with no request waiting (it died between

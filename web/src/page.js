@@ -150,6 +150,7 @@ function mount() {
       status.dataset.state = "error";
       status.textContent = message;
     },
+    lang: () => language.current,
   };
   if (python) {
     python.hooks = hooks;

@@ -7,7 +7,7 @@
 // check_start/check_end. A learner request past its check's limit is answered `timeout` at once
 // and the learner worker swapped for a fresh one (the spare, if one has started).
 // Every grading Run starts on a learner worker no learner code has run in (the warm-up's, or
-// the spare started once the page was idle after the Run before).
+// a spare started ahead).
 // Not isolated (single mode): one worker grades in-process; every Run grades in a fresh worker
 // (started ahead, warmed up), and a time limit or Stop ends the worker and, for a time limit,
 // grades again in a fresh one with that check reported as timed out. Learner code there can
@@ -24,11 +24,12 @@ const { SIGINT, SIGALRM } = protocol.signals;
 const STOP_ESCALATE_MS = protocol.stop_escalation_s * 1000;
 const GRACE_MS = protocol.grace_s * 1000;
 const REALARM_MS = protocol.realarm_s * 1000;
-// The spare worker (the next Run's, or the one that takes over after Stop or a time limit)
-// starts once the page has been idle this long after Python got ready or after a job: never
-// during a Run, nor while the learner's first moves on a fresh page (typing, the widgets, a
-// first Run) want the CPU a boot takes on a machine with few cores. One is then always kept (a
-// few hundred MB), so neither a Run right after a Run nor Stop waits for Python to boot.
+// Spare workers (the next Run's, or the one that takes over after Stop or a time limit; how
+// many: learner-channel.js) start once the page has been idle this long after Python got
+// ready: not while the learner's first moves on a fresh page (typing, the widgets, a first
+// Run) want the CPU a boot takes on a machine with few cores. After that a job that took one
+// starts the next as soon as its result is shown (never during a Run: the Run would share the
+// CPU with the boot), one boot at a time, so a Run right after a Run and Stop find one ready.
 const SPARE_AFTER_IDLE_MS = 2000;
 
 /** A timer that can be paused (while a replaced worker starts: restarting is never charged). */
@@ -65,8 +66,9 @@ class Countdown {
 export class PythonWorker {
   /**
    * @param {object} config  the page's lesson config: {lesson, urls (absolute), sha256, downloadBytes}
-   * @param {object} hooks   {onProgress({stage, loaded, total}), onReady(), onFailure(message)}:
-   *                         the page shown now's (replaced when the page moves to another lesson)
+   * @param {object} hooks   {onProgress({stage, loaded, total}), onReady(), onFailure(message),
+   *                         lang() (the page's language)}: the page shown now's (replaced when
+   *                         the page moves to another lesson)
    */
   constructor(config, hooks) {
     this.config = config;
@@ -90,11 +92,13 @@ export class PythonWorker {
       this.channel = createChannel();
       this.interrupt = new Int32Array(new SharedArrayBuffer(4));
       this.link = new LearnerLink(() => this.config, this.channel);
+      this.spares = this.link.spares;
       this.startGrader();
       this.grader.onProgress = (p) => this.hooks.onProgress(p);
       // The warm-up runs through both workers, so it is the first job: a Run pressed before it
       // waits behind it, and Stop leaves it alone.
-      this.ready = this.enqueue({ type: "grade", source: this.config.lesson.starter, lang: "en", warmUp: true })
+      // In the page's language: the grader keeps the checks it collects for that language.
+      this.ready = this.enqueue({ type: "grade", source: this.config.lesson.starter, lang: this.lang(), warmUp: true })
         .then((outcome) => {
           if (outcome.kind !== "report") throw new Error(outcome.message);
         });
@@ -105,18 +109,31 @@ export class PythonWorker {
       this.single.onProgress = (p) => this.hooks.onProgress(p);
       this.ready = this.single.ready;  // the single role warms up before it says ready
     }
+    // A spare that has booted: the next one starts at once if no job runs (else after the job).
+    this.spares.onBooted = () => {
+      if (!this.current && !this.waiting.size) this.spares.refill();
+    };
     this.ready.then(() => {
+      this.readyOnce = true;
       this.hooks.onReady();
-      this.refillWhenIdle();
+      this.refillWhenIdle(SPARE_AFTER_IDLE_MS);
     }, (error) => this.hooks.onFailure(error.message));
   }
 
-  refillWhenIdle() {
+  /** The page's language now (the checks are collected in it). */
+  lang() {
+    return this.hooks.lang?.() ?? "en";
+  }
+
+  /** Starts a spare after `ms` if no job runs or waits then (the job's end tries again). */
+  refillWhenIdle(ms) {
+    if (this.refillTimer && this.refillAt <= performance.now() + ms) return;  // one comes sooner
     clearTimeout(this.refillTimer);
+    this.refillAt = performance.now() + ms;
     this.refillTimer = setTimeout(() => {
-      if (this.current || this.waiting.size) return;  // the job's end tries again
-      (this.split ? this.link.spares : this.spares).refill();
-    }, SPARE_AFTER_IDLE_MS);
+      this.refillTimer = null;
+      if (!this.current && !this.waiting.size) this.spares.refill();
+    }, ms);
   }
 
   startGrader() {
@@ -194,9 +211,10 @@ export class PythonWorker {
       if (!response.ok) throw new Error(`${urls.lesson}: HTTP ${response.status}`);
       const zip = await response.arrayBuffer();
       // The spare moves too, but a Run waits for it only once it takes it (it may still boot).
-      (this.split ? this.link.spares : this.spares).started?.loadLesson(lesson, zip, sha256.lesson);
+      const lang = this.lang();
+      for (const spare of this.spares.started) spare.loadLesson(lesson, zip, sha256.lesson, lang);
       const processes = this.split ? [this.grader, this.link.learner] : [this.single];
-      await Promise.all(processes.map((process) => process.loadLesson(lesson, zip, sha256.lesson)));
+      await Promise.all(processes.map((process) => process.loadLesson(lesson, zip, sha256.lesson, lang)));
       return { kind: "lesson" };
     } catch (error) {
       this.startAfresh();
@@ -255,7 +273,7 @@ export class PythonWorker {
     if (job.type === "lesson") {
       this.waiting.delete(job);
       const outcome = await this.loadLesson(job.config);
-      this.refillWhenIdle();
+      this.refillWhenIdle(0);
       return outcome;
     }
     try {
@@ -507,6 +525,8 @@ export class PythonWorker {
     // Single mode: the worker a Run graded in is used; the next Run gets a fresh one.
     if (!this.split && job.type === "grade" && !job.warmUp && this.single.dirty) this.replaceSingle();
     job.resolve(result);
-    this.refillWhenIdle();
+    // After the result is shown (a timer runs after the page's own continuation); not after
+    // the warm-up, whose spares wait for the page's first idle moments.
+    if (this.readyOnce) this.refillWhenIdle(0);
   }
 }

@@ -14,23 +14,23 @@ export class PythonProcess {
     this.onDeath = () => {};
     // Set once learner code has run in it (not the warm-up's starter): the next Run needs another.
     this.dirty = false;
+    this.booted = false;  // Python started (a lesson sent since may still be loading)
     this.worker = new Worker(config.urls.worker);
     this.lessonLoads = new Map();  // id -> {resolve, reject}: lessons sent, not loaded yet
     this.lessonIds = 0;
-    let booted = false;
     this.ready = new Promise((resolve, reject) => {
       this.worker.onmessage = ({ data }) => {
         const load = this.lessonLoads.get(data.id);
-        if (booted && load && (data.type === "lesson-loaded" || data.type === "crash")) {
+        if (this.booted && load && (data.type === "lesson-loaded" || data.type === "crash")) {
           this.lessonLoads.delete(data.id);
           if (data.type === "crash") load.reject(new Error(`Python could not open this lesson: ${data.message}`));
           else load.resolve(this);
-        } else if (booted) {
+        } else if (this.booted) {
           this.onMessage(data);
         } else if (data.type === "progress") {
           this.onProgress?.(data);
         } else if (data.type === "ready") {
-          booted = true;
+          this.booted = true;
           resolve(this);
         } else if (data.type === "crash") {
           reject(new Error(`Python could not start: ${data.message}`));
@@ -40,7 +40,7 @@ export class PythonProcess {
         event.preventDefault();
         // The worker itself died (its memory ran out, for instance).
         const message = event.message || "the Python worker stopped";
-        if (booted) this.onDeath(message);
+        if (this.booted) this.onDeath(message);
         else reject(new Error(`The Python worker failed to start: ${message}`));
       };
     });
@@ -57,14 +57,15 @@ export class PythonProcess {
 
   /**
    * Swaps the lesson in this worker, booted or still starting: `lesson` is the new page
-   * config's, `zip` its lesson.zip bytes and `sha256` theirs (the worker checks them).
+   * config's, `zip` its lesson.zip bytes and `sha256` theirs (the worker checks them); `lang`
+   * the page's language (the grader collects the checks in it).
    * `ready` then also waits for the new lesson, so nothing reaches the worker before it.
    */
-  loadLesson(lesson, zip, sha256) {
+  loadLesson(lesson, zip, sha256, lang) {
     // Ids of their own (negative), never a job's.
     const id = -(++this.lessonIds);
     const loaded = new Promise((resolve, reject) => this.lessonLoads.set(id, { resolve, reject }));
-    this.worker.postMessage({ type: "lesson", id, lesson, zip, sha256 });
+    this.worker.postMessage({ type: "lesson", id, lesson, zip, sha256, lang });
     this.ready = this.ready.then(() => loaded);
     this.ready.catch(() => {
       this.failed = true;
@@ -78,29 +79,35 @@ export class PythonProcess {
 }
 
 /**
- * Keeps one worker of a role started ahead, for the next `take()`. The page calls `refill()`
- * when it is idle and its worker has run learner code: a worker starting uses the CPU a Run
- * would, so it never starts during one; when none is ready, `take()` starts one.
+ * Keeps up to `size()` workers of a role started ahead, for the next `take()`s. The page calls
+ * `refill()` when no job runs (a worker starting uses the CPU a Run would); each call starts
+ * at most one, and none while another is still booting (`onBooted()` says when one is, so
+ * the page can start the next). When none is kept, `take()` starts one.
  */
 export class Spares {
-  constructor(make) {
+  constructor(make, size = () => 1) {
     this.make = make;
-    this.spare = null;
+    this.size = size;
+    this.pool = [];
+    this.onBooted = () => {};
   }
 
-  /** The spare (ready or still starting), or a new worker when there is none. */
+  /** The spare started first (ready, or the nearest to it), or a new worker when none is kept. */
   take() {
-    const taken = this.spare && !this.spare.failed ? this.spare : this.make();
-    this.spare = null;
-    return taken;
+    return this.started.shift() ?? this.make();
   }
 
   refill() {
-    if (!this.spare || this.spare.failed) this.spare = this.make();
+    const pool = this.started;
+    if (pool.length >= this.size() || pool.some((spare) => !spare.booted)) return;
+    const spare = this.make();
+    pool.push(spare);
+    spare.ready.then(() => this.onBooted(), () => {});
   }
 
-  /** The spare, if one was started (it moves to another lesson with the page). */
+  /** The spares kept (they move to another lesson with the page); failed ones are dropped. */
   get started() {
-    return this.spare && !this.spare.failed ? this.spare : null;
+    this.pool = this.pool.filter((spare) => !spare.failed);
+    return this.pool;
   }
 }

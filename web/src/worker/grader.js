@@ -16,10 +16,14 @@ export async function grader(init) {
   const channel = init.channel;
 
   return {
-    async lesson({ id, lesson, zip, sha256 }) {
+    async lesson({ id, lesson, zip, sha256, lang }) {
       lessonDir = await switchLesson(pyodide, lesson.id, zip, sha256);
       browser.prepare(lessonDir, false);
       post({ type: "lesson-loaded", id });
+      // After the page has its answer: the checks collected for the first Run there (which
+      // waits behind this in the queue rather than collecting them itself). At boot the
+      // warm-up, a grading, collects them.
+      browser.collect_checks(lessonDir, lang || "en");
     },
     grade({ id, source, timed_out: timedOut, crashed, time_used_s: timeUsed, lang }) {
       const onEvent = (eventJson) => post({ type: "event", id, event: JSON.parse(eventJson) });
