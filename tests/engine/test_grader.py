@@ -84,7 +84,6 @@ def test_timeout_stops_one_check_and_the_rest_still_run(toy):
         "test_toy::test_halve[four]": "timeout", "test_toy::test_halve[minus one]": "timeout"}
     message = report.check("test_toy::test_halve[four]").message
     assert message.startswith("halve was still running after 0.5 s")
-    assert report.duration_ms < 5000
 
 
 def test_timeout_survives_a_bare_except(toy):
@@ -117,12 +116,10 @@ def gelu_looping(tp_mlp) -> str:
 
 def test_a_function_that_timed_out_is_skipped_where_other_learner_code_calls_it(tp_mlp):
     """`while True: pass` in gelu costs one time limit in the whole run: tp_mlp calls gelu,
-    and its checks say so instead of running into their own limits."""
-    import time
+    and its checks say so instead of running into their own limits (their messages show it: no
+    wall-clock assertion, so that a busy machine gives the same verdict)."""
     events = []
-    started = time.perf_counter()
     report = grade(tp_mlp, gelu_looping(tp_mlp), on_event=events.append)
-    elapsed = time.perf_counter() - started
     by_id = {c.id: c for c in report.checks}
     first = by_id["test_gelu::test_python_floats"]
     assert first.status == "timeout" and first.message.startswith("gelu was still running after 5 s")
@@ -131,19 +128,16 @@ def test_a_function_that_timed_out_is_skipped_where_other_learner_code_calls_it(
         "Skipped: your tp_mlp calls gelu, which ran out of time above, in \u201cgelu works on "
         "plain Python floats") for c in tp), tp
     assert all(c.status == "passed" for c in report.checks if c.id.startswith("test_shard_mlp::"))
-    assert elapsed < 2 * tp_mlp.limits.check_seconds, elapsed
     # The host learns which function each check was running (what a restart needs).
     assert {"event": "call", "id": "test_gelu::test_python_floats", "fn": "gelu"} in events
 
 
 def test_a_host_that_restarted_python_passes_the_function_that_ran_out_of_time(tp_mlp):
     """After a restart, `timed_out` maps the check to the function it was running: the fresh
-    run reports that check as the first one did, and skips the function from then on."""
-    import time
-    started = time.perf_counter()
+    run reports that check as the first one did, and skips the function from then on (nothing
+    runs into a limit: every other check that calls gelu says it was skipped)."""
     report = grade(tp_mlp, gelu_looping(tp_mlp),
                    timed_out={"test_gelu::test_python_floats": "gelu"})
-    assert time.perf_counter() - started < tp_mlp.limits.check_seconds  # nothing ran into a limit
     first = report.check("test_gelu::test_python_floats")
     assert first.status == "timeout" and first.message.startswith("gelu was still running after 5 s")
     assert report.check("test_gelu::test_input_unchanged").message.startswith(

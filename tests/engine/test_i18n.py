@@ -160,18 +160,16 @@ def test_hint_steps_follow_file_order(polish_toy):
 
 
 def test_a_function_that_timed_out_is_not_run_again(toy):
-    """One time limit for a loop, not one per check that calls the function."""
-    import time
+    """One time limit for a loop, not one per check that calls the function: the second check is
+    skipped with a message naming the first (not timed, so that a busy machine gives the same
+    verdict)."""
     source = "def double(x):\n    while True:\n        pass\n\n\ndef halve(x):\n    return x / 2\n"
-    started = time.perf_counter()
     report = grade(toy, source)
-    elapsed = time.perf_counter() - started
     first, second = report.check("test_toy::test_double"), report.check("test_toy::test_double_unchanged")
     assert first.status == "timeout" and "double was still running" in first.message
     assert second.status == "timeout"
     assert second.message.startswith("Skipped: double ran out of time above, in “double doubles”")
     assert report.check("test_toy::test_halve[four]").status == "passed"
-    assert elapsed < 2 * toy.limits.check_seconds + 1.0, elapsed
     polish = grade(toy, source, lang="pl")  # the record is per run: the first call times out again
     assert polish.check("test_toy::test_double").message.startswith("double: wciąż działało")
 
