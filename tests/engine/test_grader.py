@@ -8,7 +8,7 @@ import pytest
 from lessonkit import SCHEMA, CheckResult, Report, grade, load_lesson
 from lessonkit.channel import InProcess
 
-from conftest import TOY_CHECKS, TOY_REFERENCE, dedent, make_lesson
+from conftest import TOY_CHECKS, TOY_REFERENCE, TOY_TOML, dedent, make_lesson
 
 TOY_IDS = ["load", "test_toy::test_double", "test_toy::test_double_unchanged",
            "test_toy::test_halve[four]", "test_toy::test_halve[minus one]"]
@@ -271,7 +271,10 @@ def test_broken_check_is_reported_as_the_lessons_fault(tmp_path):
 def test_learner_code_raising_in_a_checks_own_frames_is_the_learners_error(tmp_path):
     """In one interpreter, learner code can still run outside a call: here a signal handler
     it installed fires while the check itself works. What it raises there is reported as the learner's error, not the lesson's."""
-    folder = make_lesson(tmp_path, checks={"test_toy.py": TOY_CHECKS + dedent('''
+    # A generous limit: the check's 0.3 s of CPU time can take seconds of wall time on a busy
+    # machine, and the toy's 0.5 s limit would then end it as a timeout.
+    folder = make_lesson(tmp_path, toml=TOY_TOML.replace("check_seconds = 0.5", "check_seconds = 60"),
+                         checks={"test_toy.py": TOY_CHECKS + dedent('''
         import time
 
 
