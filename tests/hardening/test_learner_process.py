@@ -2,8 +2,7 @@
 (lessonkit.confine), the grader puts back check files learner code changed where nothing
 confines it, and learner text cannot break the report: output is capped as it arrives (the
 grader's memory stays bounded), the terminal report escapes control characters, and the
-report is valid UTF-8 whatever the learner printed or PYTHONIOENCODING says. The odd but
-correct number containers of cases/odd_numbers.py pass in Pyodide as in CPython."""
+report is valid UTF-8 whatever the learner printed or PYTHONIOENCODING says."""
 from __future__ import annotations
 
 import json
@@ -234,16 +233,3 @@ def test_lone_surrogate_in_output_gives_a_whole_utf8_report(lesson_dir, tmp_path
     else:
         assert "lone \\ud800 surrogate and a NUL \\x00 here" in out
 
-
-def test_odd_number_containers_pass_in_pyodide_as_in_cpython(lesson_dir):
-    """cases/odd_numbers.py (np.frompyfunc's object arrays, Fractions, Decimals, nested tuples,
-    array.array) passes in Pyodide too; in CPython test_cases.py grades it in both channels."""
-    sys.path.insert(0, str(ROOT / "tests" / "pyodide_node"))
-    from harness import grade_in_pyodide, missing
-    if missing():
-        pytest.skip(missing())
-    case = load_case(CASES_DIR / "odd_numbers.py")
-    _, results = grade_in_pyodide(lesson_dir, {"odd": case.source})
-    report = results[0]["report"]
-    assert case.problems(report["checks"], report["stdout"], "one") == []
-    assert report["passed"]

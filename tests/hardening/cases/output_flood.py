@@ -1,4 +1,4 @@
-# case: A correct solution that prints 100,000 lines while loading and 1,000 in every gelu call: the output is cut, grading is not slowed down much, the verdict is a pass.
+# case: A correct solution that prints 20,000 lines while loading (a hundred times the 200 kept) and 1,000 in every gelu call: the output is cut and the verdict is a pass.
 # expect *: passed
 # stdout ~ [output cut: only the first 200 lines
 import numpy as np
@@ -23,7 +23,7 @@ def tp_mlp(X, shards):
     return sum(_act(X @ a) @ b for a, b in shards)
 
 
-for i in range(100_000):
+for i in range(20_000):
     print("line", i)
 
 _gelu = gelu

@@ -1,11 +1,11 @@
-# case: A correct solution that writes 100,000 lines straight to the process's stdout and stderr (os.write, sys.__stderr__), around Python's print: still capped, still a pass, and the output stays the learner's.
+# case: A correct solution that writes 20,000 lines straight to the process's stdout and stderr (os.write, sys.__stderr__), around Python's print: still capped, still a pass, and the output stays the learner's.
 # expect *: passed
 import os
 import sys
 
 import numpy as np
 
-for i in range(50_000):
+for i in range(10_000):
     os.write(1, b"raw stdout line\n")
     sys.__stderr__.write("raw stderr line\n")
 sys.__stderr__.flush()
