@@ -203,10 +203,11 @@ def goto_cleared(page, url: str):
     page.goto(url)
 
 
-def open_ready_page(context, url: str):
-    """A new tab on the lesson page `url`, the site's storage cleared first, Python ready, its
-    workers, boots and reports recorded (RECORD_WORKERS, RECORD_BOOTS, RECORD_REPORTS) and
-    uncaught exceptions in `page.errors`: for a module's tests that share one page (a page's Python costs a test more
+def open_ready_page(context, url: str, ready: bool = True, scripts: tuple[str, ...] = ()):
+    """A new tab on the lesson page `url`, the site's storage cleared first, Python ready (or,
+    `ready=False`, still loading), its workers, boots and reports recorded (RECORD_WORKERS,
+    RECORD_BOOTS, RECORD_REPORTS, and any init `scripts`) and uncaught exceptions in
+    `page.errors`: for a module's tests that share one page (a page's Python costs a test more
     than the rest of it)."""
     page = context.new_page()
     page.errors = []
@@ -214,8 +215,11 @@ def open_ready_page(context, url: str):
     page.add_init_script(RECORD_WORKERS)
     page.add_init_script(RECORD_REPORTS)
     page.add_init_script(RECORD_BOOTS)
+    for script in scripts:
+        page.add_init_script(script)
     goto_cleared(page, url)
-    page.wait_for_selector("#python-progress[data-state=ready]", timeout=READY_TIMEOUT_MS)
+    if ready:
+        page.wait_for_selector("#python-progress[data-state=ready]", timeout=READY_TIMEOUT_MS)
     return page
 
 

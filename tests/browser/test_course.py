@@ -96,28 +96,9 @@ def test_home_page_shows_progress_and_the_way_on(page, site_url, python_ready, s
     screenshot(page, "course-home")
 
 
-@pytest.mark.python_loading
-@pytest.mark.parametrize("slug", [slug for _, slug in LESSONS])
-def test_edited_code_comes_back_after_a_reload_on_every_lesson(page, site_url, built_site, slug,
-                                                              editor_text):
-    """An edit at the end of the file (below the lines CodeMirror renders at first, which is
-    what made the editor look like the starter) is in the editor after a reload."""
-    if not (built_site / "lessons" / slug / "index.html").is_file():
-        pytest.skip(f"{slug} is not in this build")
-    page.goto(site_url + f"lessons/{slug}/index.html")
-    page.locator(".cm-content").focus()
-    page.keyboard.press("ControlOrMeta+End")
-    page.keyboard.insert_text("\n# my own line at the end\n")
-    edited = editor_text(page)
-    assert edited.endswith("# my own line at the end\n")
-    page.reload()
-    page.wait_for_selector(".cm-content")
-    assert editor_text(page) == edited
-    assert page.errors == []
-
-
-def test_polish_all_the_way(page, site_url, python_ready, screenshot):
-    page.goto(site_url + "lessons/tp-mlp/index.html")
+@ON_STARTER_PAGE
+def test_polish_all_the_way(starter_page, screenshot):
+    page = starter_page
     page.locator('[data-lang-choice="pl"]').click()
     assert page.evaluate("document.documentElement.lang") == "pl"
     for name in ("Uruchom", "Zatrzymaj", "Od nowa", "Pobierz swój solution.py",
@@ -129,7 +110,6 @@ def test_polish_all_the_way(page, site_url, python_ready, screenshot):
     assert shown and set(shown) == {"pl"}
     prose = page.locator("#prose").inner_text()
     assert "Kolumny" in prose and "Why not split" not in prose and "What you will write" not in prose
-    python_ready(page)
     page.get_by_role("button", name="Uruchom", exact=True).click()
     status = page.get_by_role("status", name="Stan sprawdzania")
     page.wait_for_selector("#run-status[data-state=failed]", timeout=RUN_TIMEOUT_MS)
@@ -194,14 +174,26 @@ PAGE_TEXT = """() => {
 
 @pytest.mark.python_loading
 @pytest.mark.parametrize("slug", [slug for _, slug in LESSONS])
-def test_no_english_page_text_under_polski(page, site_url, built_site, slug):
+def test_every_lesson_keeps_edited_code_over_a_reload_and_has_no_english_under_polski(
+        page, site_url, built_site, slug, editor_text):
+    """Each lesson's own URL: an edit at the end of the file (below the lines CodeMirror renders
+    at first, which is what made the editor look like the starter) is in the editor after a
+    reload; then under Polski no English text is left on the page."""
     if not (built_site / "lessons" / slug / "index.html").is_file():
         pytest.skip(f"{slug} is not in this build")
     page.goto(site_url + f"lessons/{slug}/index.html")
-    if not page.locator('[data-lang-choice="pl"]').count():
-        pytest.skip(f"{slug} is not in Polish")
-    page.locator('[data-lang-choice="pl"]').click()
+    page.locator(".cm-content").focus()
+    page.keyboard.press("ControlOrMeta+End")
+    page.keyboard.insert_text("\n# my own line at the end\n")
+    edited = editor_text(page)
+    assert edited.endswith("# my own line at the end\n")
+    page.reload()
     page.wait_for_selector(".cm-content")
+    assert editor_text(page) == edited
+    assert page.errors == []
+    if not page.locator('[data-lang-choice="pl"]').count():
+        return  # not in Polish
+    page.locator('[data-lang-choice="pl"]').click()
     english = sorted({text for text in page.evaluate(PAGE_TEXT) if ENGLISH.search(text)})
     assert english == [], slug
 

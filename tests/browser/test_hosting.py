@@ -1,7 +1,8 @@
 """The site on any static host, in real Chromium: the service worker makes a plain host (no
 COOP/COEP) cross-origin isolated after one visit, with V8's wasm code cache still used, and
 every page loads and grades offline; on a plain host without it, a looping solution's report is
-the one the isolated host gives, and Stop works at any moment, Python's warm-up included.
+the one the isolated host gives, and Stop works while Python restarts (and while it warms up:
+test_lesson_page.py).
 
 The service-worker tests make their own contexts and servers (the shared ones block service
 workers, so that "plain" stays plain for the other suites)."""
@@ -14,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from catalogue import CHECK_SECONDS  # noqa: E402  (tests/hardening, on the path through conftest)
-from conftest import (LESSON, READY_TIMEOUT_MS, RECORD_WORKERS, RUN_TIMEOUT_MS, ROOT,
+from conftest import (LESSON, READY_TIMEOUT_MS, RECORD_WORKERS, RUN_TIMEOUT_MS, ROOT, open_ready_page,
                       wait_for_service_worker, workers)
 
 sys.path.insert(0, str(ROOT / "tools"))
@@ -100,16 +101,14 @@ def test_a_plain_host_is_isolated_once_the_service_worker_runs_then_works_offlin
         assert ended and set(ended) == {"learner"}, workers(page)
 
         # The worker rewraps only the page and the worker script: the wasm stays code-cached.
-        def reload():
-            reload_ready(page)
-        wasm_deserialized(browser, page, reload)  # this load writes the cache from the worker's copy
-        assert wasm_deserialized(browser, page, reload) >= 1
+        wasm_deserialized(browser, page, lambda: reload_ready(page))  # this load writes the cache
     finally:
         server.shutdown()
         server.server_close()
 
+    # The host gone, offline: the next load takes the wasm from the code cache all the same.
     sw_context.set_offline(True)
-    reload_ready(page)
+    assert wasm_deserialized(browser, page, lambda: reload_ready(page)) >= 1
     assert page.evaluate("crossOriginIsolated") is True
     state, text = grade_reference(page, set_code, run_checks)
     assert state == "passed", text
@@ -124,10 +123,12 @@ def test_a_plain_host_is_isolated_once_the_service_worker_runs_then_works_offlin
     assert page.evaluate("JSON.parse(document.getElementById('lesson-config').textContent).lesson.id") == slug
     assert run_checks(page)[0] == "failed"  # the last lesson's starter, graded offline
     assert len(workers(page)) - before <= 1, workers(page)  # at most the spare that Run asked for
-    # The home page too, and the lesson from it.
+    # The home page too, and the lesson from it (its Python loading offline is the reload's above).
     page.goto(url + "index.html")
     page.locator(f"a[href=\"{LESSON_PATH}\"]").first.click()
-    page.wait_for_selector("#python-progress[data-state=ready]", timeout=READY_TIMEOUT_MS)
+    page.wait_for_url(f"**/{LESSON_PATH}")
+    page.wait_for_selector("#editor .cm-line")
+    assert page.evaluate("JSON.parse(document.getElementById('lesson-config').textContent).lesson.id") == LESSON
     assert page.errors == []
 
 
@@ -142,49 +143,39 @@ def cpython_loop_report(short_limits_lesson):
 
 
 # The tests that run into time limits on purpose do it on the short-limits copy of tp-mlp
-# (`short_limits_page`), where each limit costs CHECK_SECONDS instead of tp-mlp's 5 s.
+# (`short_limits_url`), where each limit costs CHECK_SECONDS instead of tp-mlp's 5 s; the first two
+# share one page per isolation mode (one test worker each), in file order.
 LIMIT = f"after {CHECK_SECONDS:g} s"
+ON_LIMITS_PAGE = pytest.mark.per_isolation_group("short-limits-page")
 
 
-def test_a_looping_solution_gets_the_same_report_on_any_host(short_limits_page, python_ready, set_code,
-                                                              run_checks, cpython_loop_report):
-    """Time limits: on a plain host each one restarts Python, and the report still names exactly
-    the checks that looped, with the lesson's limit, and grades every other one (restart time
-    is not charged to the run)."""
-    page = short_limits_page
-    python_ready(page)
-    set_code(page, with_loops(REFERENCE))
-    state, _ = run_checks(page, timeout=3 * RUN_TIMEOUT_MS)
-    assert state == "failed"
-    report = page.evaluate("window.__reports")[-1]
-    timed_out = [c for c in report["checks"] if c["status"] == "timeout"]
-    ran_out = [c for c in timed_out if "Skipped" not in c["message"]]
-    # The two looping calls ran into the check's own limit; no limit was ever 0.
-    assert len(ran_out) == 2 and all(LIMIT in c["message"] for c in ran_out), ran_out
-    assert not [c for c in report["checks"] if "after 0 s" in c["message"]]
-    assert report_statuses(report) == report_statuses(cpython_loop_report)
+@pytest.fixture(scope="module")
+def limits_page(context, short_limits_url):
+    """The short-limits page, Python ready, its workers and reports recorded."""
+    page = open_ready_page(context, short_limits_url)
+    yield page
+    page.close()
 
 
 GELU_LOOPS = "def gelu(x):\n    while True:\n        pass\n"
 
 
-def test_while_true_in_gelu_costs_one_time_limit_on_any_host(short_limits_page, python_ready, set_code,
-                                                             run_checks, isolation):
+@ON_LIMITS_PAGE
+def test_while_true_in_gelu_costs_one_time_limit_on_any_host(limits_page, set_code, run_checks, isolation):
     """gelu's first check runs into its limit; every later check that calls gelu, tp_mlp's
     included (tp_mlp calls gelu), is skipped at once and says why; shard_mlp is graded. The
     limit ends the worker running gelu (isolated: the learner worker, and the grader goes on;
     plain: the single worker, and the run is graded again in a spare that skips gelu)."""
     assert "def gelu(x):\n" in REFERENCE
-    page = short_limits_page
-    python_ready(page)
-    set_code(page, REFERENCE.replace("def gelu(x):\n", GELU_LOOPS, 1))
+    page = limits_page
     before = workers(page)
+    assert not [w for w in before if w["ended"]], "this test counts the page's first ended worker: it comes first"
+    set_code(page, REFERENCE.replace("def gelu(x):\n", GELU_LOOPS, 1))
     state, text = run_checks(page)
     assert state == "failed", text
     # One time limit for the whole run, not one per check that reaches gelu: one worker ended
     # by it (and, plain, the spare the rest was graded in).
     ended = [w["role"] for w in workers(page) if w["ended"]]
-    assert not [w for w in before if w["ended"]]
     # Plain: the one the limit ended, and the spare the run then finished in (used up).
     assert ended == (["single", "single"] if isolation == "plain" else ["learner"]), workers(page)
     report = page.evaluate("window.__reports")[-1]
@@ -210,24 +201,30 @@ def test_while_true_in_gelu_costs_one_time_limit_on_any_host(short_limits_page, 
     assert page.errors == []
 
 
-def test_stop_during_the_warm_up_leaves_python_usable(lesson_page, python_ready, set_code, run_checks):
-    """Run pressed while Python loads, Stop pressed while it warms up (imports, grading the
-    starter): the run stops, and Python then comes up and grades as usual."""
-    lesson_page.get_by_role("button", name="Run", exact=True).click()
-    lesson_page.wait_for_function(
-        "document.getElementById('python-progress-text').textContent.startsWith('Preparing')",
-        timeout=READY_TIMEOUT_MS, polling=20)
-    lesson_page.get_by_role("button", name="Stop", exact=True).click()
-    assert run_checks(lesson_page, how=None)[0] == "stopped"
-    python_ready(lesson_page)
-    state, text = grade_reference(lesson_page, set_code, run_checks)
-    assert state == "passed", text
+@ON_LIMITS_PAGE
+def test_a_looping_solution_gets_the_same_report_on_any_host(limits_page, set_code, run_checks,
+                                                              cpython_loop_report):
+    """Time limits: on a plain host each one restarts Python, and the report still names exactly
+    the checks that looped, with the lesson's limit, and grades every other one (restart time
+    is not charged to the run)."""
+    page = limits_page
+    set_code(page, with_loops(REFERENCE))
+    state, _ = run_checks(page, timeout=3 * RUN_TIMEOUT_MS)
+    assert state == "failed"
+    report = page.evaluate("window.__reports")[-1]
+    timed_out = [c for c in report["checks"] if c["status"] == "timeout"]
+    ran_out = [c for c in timed_out if "Skipped" not in c["message"]]
+    # The two looping calls ran into the check's own limit; no limit was ever 0.
+    assert len(ran_out) == 2 and all(LIMIT in c["message"] for c in ran_out), ran_out
+    assert not [c for c in report["checks"] if "after 0 s" in c["message"]]
+    assert report_statuses(report) == report_statuses(cpython_loop_report)
 
 
 def test_stop_while_python_restarts_after_a_time_limit(short_limits_page, python_ready, set_code, run_checks,
                                                        isolation):
     """Plain host: Stop pressed right after a time limit ended the worker, while the run goes on
-    in the next one."""
+    in the next one (a page of its own: on the shared one a spare would be ready, and the run
+    over before Stop)."""
     if isolation == "isolated":
         pytest.skip("with isolation a time limit ends only the learner worker: the grader goes on")
     page = short_limits_page

@@ -4,8 +4,9 @@ solutions are graded once per session in Pyodide (every lesson in one Node proce
 start) and compared with the lesson's golden reports (authorkit.golden), which the build's
 `lessonkit check` proved CPython still gives. `open_page` opens a lesson page in a new tab of one
 warm browser context; `open_lesson` a lesson's page with its widgets mounted, `shared_lesson` one
-such tab shared by a module's tests; `shot` and `set_code` (tests/conftest.py) are what every
-widget test does."""
+such tab shared by a module's tests (Python held back); `python_tab` one tab for the whole session
+whose Python stays loaded as it moves from lesson to lesson, for every test that needs Python;
+`shot` and `set_code` (tests/conftest.py) are what every widget test does."""
 from __future__ import annotations
 
 import sys
@@ -156,6 +157,78 @@ def shared_lesson(request, lesson_context, isolated_site_url):
     yield (page, *_widgets(page, names))
     hold.finish()
     page.close()
+
+
+# The tests that use `python_tab`: on one test worker, so that its Python starts once.
+PYTHON_TAB_GROUP = "python-tab"
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if "python_tab" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group(PYTHON_TAB_GROUP))
+
+
+# Lesson `slug`'s page, with Python loaded (into the lesson: its workers read lesson.zip).
+SHOWS_READY = """slug => JSON.parse(document.getElementById("lesson-config").textContent).lesson.id === slug
+    && document.querySelector("#python-progress[data-state=ready]") !== null"""
+
+
+class PythonTab:
+    """One tab on the isolated site whose Python stays loaded from test to test: a Python start
+    costs a test more CPU than all else it does. `show(slug, *widget names)` moves it to the
+    lesson in place, as the page's own links do (web/src/navigation.js: the workers unpack the
+    new lesson.zip), and returns (page, widget, ...) once Python is ready there and every named
+    widget has mounted: a lesson mounted afresh (widgets at their defaults), in English, at
+    desktop width, light theme, page.errors emptied. The first call opens the lesson's own URL.
+    What the learner saved stays in the tab's storage: a test sets the code it runs."""
+
+    def __init__(self, context, site_url: str, hold: HoldBack):
+        self.context, self.site_url, self.hold, self.page = context, site_url, hold, None
+
+    def url(self, slug: str) -> str:
+        return f"{self.site_url}lessons/{slug}/index.html"
+
+    def shown(self) -> str:
+        return self.page.evaluate('JSON.parse(document.getElementById("lesson-config").textContent).lesson.id')
+
+    def move(self, slug: str):
+        """Follows a link to `slug`'s page, as a learner's click would; asserts the page stayed
+        (a page load would start Python again)."""
+        self.page.evaluate("""url => { window.__sameTab = true;
+            const link = Object.assign(document.createElement("a"), {href: url});
+            document.body.append(link); link.click(); }""", self.url(slug))
+        self.page.wait_for_function(SHOWS_READY, arg=slug, timeout=READY_MS)
+        assert self.page.evaluate("window.__sameTab === true"), f"the move to {slug} loaded the page"
+
+    def show(self, slug: str, *names: str):
+        if self.page is None:
+            self.page = _open(self.context, self.url(slug), 1300, self.hold)
+            self.page.wait_for_selector("#python-progress[data-state=ready]", timeout=READY_MS)
+        else:
+            if self.shown() == slug:  # mounted afresh: by way of another lesson
+                self.move(next(d.name for d in LESSONS if d.name != slug))
+            self.move(slug)
+        page = self.page
+        page.set_viewport_size({"width": 1300, "height": 950})
+        page.emulate_media(color_scheme="light")
+        if page.locator('[data-lang-choice="en"]').count():
+            page.locator('[data-lang-choice="en"]').first.click()
+        page.errors.clear()
+        return (page, *_widgets(page, names))
+
+
+READY_MS = 120_000
+
+
+@pytest.fixture(scope="session")
+def python_tab(request, lesson_context, isolated_site_url):
+    """The session's PythonTab (its tests run on one test worker: PYTHON_TAB_GROUP)."""
+    tab = PythonTab(lesson_context, isolated_site_url, HoldBack(request))
+    yield tab
+    if tab.page is not None:
+        tab.page.close()
 
 
 @pytest.fixture

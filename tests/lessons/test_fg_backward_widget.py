@@ -129,9 +129,8 @@ def test_the_widget_switches_language_with_the_page(shared_lesson, shot):
     assert page.errors == []
 
 
-def test_try_with_my_code_judges_the_learners_tp_mlp_backward(open_lesson, set_code):
-    page, w = open_lesson(*WIDGET_PAGE)
-    page.wait_for_selector("#python-progress[data-state=ready]", timeout=120_000)
+def test_try_with_my_code_judges_the_learners_tp_mlp_backward(python_tab, set_code):
+    page, w = python_tab.show(*WIDGET_PAGE)
     lesson = load_lesson(LESSON)
     for source, verdict in [(lesson.reference.read_text(encoding="utf-8"), "match"),
                             (lesson.wrong_solution("no_allreduce").source, "dx"),

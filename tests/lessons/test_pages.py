@@ -1,5 +1,6 @@
 """Every lesson's page in the real browser: it renders and loads Python with no console
-errors, every widget it declares mounts and reacts to an edit, and axe-core finds no serious or
+errors (one tab walks the lessons in place, as "Next" does, its Python loaded once: `python_tab`;
+every lesson's own URL loads in tests/browser/test_course.py), every widget it declares mounts and reacts to an edit, and axe-core finds no serious or
 critical violation in either language or colour theme (tests/a11y.py); in Polish no English is
 left visible and nothing is wider than a phone, photographed at desktop and phone width into
 artifacts/screenshots/ (look at them). The minimal widget of
@@ -46,9 +47,9 @@ def edit(control) -> None:
                      if re.fullmatch(r"[-+]?\d*\.?\d+", control.input_value() or "0") else "2.5")
 
 
-def test_the_page_renders_loads_python_and_every_widget_reacts(open_page, isolated_site_url, lesson_dir):
+def test_the_page_renders_loads_python_and_every_widget_reacts(python_tab, lesson_dir):
     lesson = load_lesson(lesson_dir)
-    page = open_ready(open_page, f"{isolated_site_url}lessons/{lesson.id}/index.html")
+    page, = python_tab.show(lesson.id)
     assert page.locator("main .katex").count() > 0 or "$" not in (lesson_dir / "lesson.md").read_text()
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / f"lesson-{lesson.id}.png"), full_page=True)

@@ -24,6 +24,7 @@ def in_polish(open_page, url: str):
     return page
 
 
+@pytest.mark.python_loading  # prose and widgets only
 def test_numbers_plurals_and_title_are_polish(open_page, isolated_site_url):
     page = in_polish(open_page, f"{isolated_site_url}lessons/vocab-parallel/index.html")
     title = load_lesson(ROOT / "lessons" / "vocab-parallel").title
@@ -48,16 +49,16 @@ def test_numbers_plurals_and_title_are_polish(open_page, isolated_site_url):
     expect(memory.get_by_test_id("error-t")).to_contain_text("nie dzieli a = 96")
 
 
-def test_the_missing_all_reduce_is_named_in_polish(open_page, isolated_site_url):
-    page = in_polish(open_page, f"{isolated_site_url}lessons/tp-mlp/index.html")
-    page.wait_for_selector("#python-progress[data-state=ready]", timeout=120_000)
+def test_the_missing_all_reduce_is_named_in_polish(python_tab):
+    page, example = python_tab.show("tp-mlp", "tp-mlp-example")
+    page.locator('[data-lang-choice="pl"]').first.click()
+    expect(page.locator("html")).to_have_attribute("lang", "pl")
     reference = (ROOT / "lessons" / "tp-mlp" / "reference.py").read_text()
     page.locator(".cm-content").focus()
     page.keyboard.press("ControlOrMeta+a")
     page.keyboard.press("Delete")
     page.keyboard.insert_text(reference.replace("return sum(partials)  # the all-reduce",
                                                 "return partials[-1]"))
-    example = page.locator('.widget[data-widget="tp-mlp-example"]')
     example.get_by_role("button", name="Sprawdź mój kod").click()
     expect(example.get_by_test_id("learner-sum-hint")).to_have_text(
         "Podpowiedź: twój wynik to sam udział GPU 1, Y_1: brakuje operacji all-reduce, która "

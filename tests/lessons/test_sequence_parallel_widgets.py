@@ -99,9 +99,8 @@ def test_the_data_flow_reports_bad_input_inline(open_lesson):
     expect(flow.get_by_test_id("equal")).to_have_attribute("data-ok", "true")
 
 
-def test_try_with_my_code_runs_the_learners_functions(open_lesson, set_code):
-    page, flow, memory = open_lesson(*WIDGET_PAGE)
-    page.wait_for_selector("#python-progress[data-state=ready]", timeout=120_000)
+def test_try_with_my_code_runs_the_learners_functions(python_tab, set_code):
+    page, flow, memory = python_tab.show(*WIDGET_PAGE)
     lesson = load_lesson(LESSON)
     for source, flow_verdict, memory_verdict in [
             (lesson.reference.read_text(encoding="utf-8"), "match", "match"),

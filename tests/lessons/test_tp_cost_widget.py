@@ -87,9 +87,8 @@ def test_polish_numbers_and_the_phone_width(shared_lesson, shot, width):
     assert page.errors == []
 
 
-def test_try_with_my_code_draws_the_learners_curve(open_lesson, set_code):
-    page, widget = open_lesson(*WIDGET_PAGE)
-    page.wait_for_selector("#python-progress[data-state=ready]", timeout=120_000)
+def test_try_with_my_code_draws_the_learners_curve(python_tab, set_code):
+    page, widget = python_tab.show(*WIDGET_PAGE)
     sources = golden.solutions(load_lesson(LESSON))
     for source, verdict in [(sources["reference"], "match"), (sources["compute_not_split"], "mismatch")]:
         set_code(page, source)

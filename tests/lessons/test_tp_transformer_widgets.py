@@ -82,9 +82,8 @@ def test_both_widgets_switch_language_and_fit_a_phone(shared_lesson, shot):
     assert page.errors == []
 
 
-def test_try_with_my_code_draws_the_learners_curve(open_lesson, set_code):
-    page, _, training = open_lesson(*WIDGET_PAGE)
-    page.wait_for_selector("#python-progress[data-state=ready]", timeout=120_000)
+def test_try_with_my_code_draws_the_learners_curve(python_tab, set_code):
+    page, _, training = python_tab.show(*WIDGET_PAGE)
     training.get_by_test_id("steps").fill("4")
     sources = golden.solutions(load_lesson(LESSON))
     for source, verdict in [(sources["reference"], "match"), (sources["sgd_rank0"], "values")]:

@@ -12,16 +12,14 @@ from playwright.sync_api import expect
 from lessonkit import load_lesson
 
 # The widget and its "try with my code" do not depend on cross-origin isolation (the hosting and
-# hardening suites test both modes): one mode, the isolated one.
-pytestmark = pytest.mark.browser
-ISOLATION_MODES = ["isolated"]  # tests/conftest.py
+# hardening suites test both modes): the isolated site, in the session's Python tab.
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 LESSON = Path(__file__).resolve().parents[2] / "lessons" / "vocab-parallel"
 
 
-def test_vocab_loss_widget(page, site_url, python_ready, set_code, screenshot):
-    page.goto(f"{site_url}lessons/vocab-parallel/index.html")
-    w = page.locator('[data-widget="vocab-loss"]')
+def test_vocab_loss_widget(python_tab, set_code, shot):
+    page, w = python_tab.show("vocab-parallel", "vocab-loss")
     expect(w.get_by_test_id("step")).to_have_text("Step 1 of 4")
     expect(w.get_by_test_id("m-0")).to_have_text("4")
     expect(w.get_by_test_id("m-1")).to_have_text("5")
@@ -58,12 +56,11 @@ def test_vocab_loss_widget(page, site_url, python_ready, set_code, screenshot):
     expect(w.get_by_test_id("step")).to_have_text("Krok 4 z 4")
     page.set_viewport_size({"width": 390, "height": 900})
     assert w.evaluate("el => el.scrollWidth <= el.clientWidth + 1"), "the widget scrolls sideways at 390 px"
-    screenshot(page, "vocab-parallel-widget-pl-390")
+    shot(page, "widget-pl-390")
     page.set_viewport_size({"width": 1400, "height": 950})
     page.locator('[data-lang-choice="en"]').first.click()
     w.locator('select[data-size="n"]').select_option("2")
 
-    python_ready(page)
     lesson = load_lesson(LESSON)
     for source, verdict in ((lesson.reference.read_text(), "match"),
                             (lesson.wrong_solution("local_max_not_rescaled").source, "mismatch")):
