@@ -387,6 +387,13 @@ def test_next_lesson_and_back_keep_python_loaded(ready_page, set_code, run_check
     assert page.evaluate("window.__reports")[-1]["lesson"] == "fg-backward"
     assert "The f and g operators" in page.title()
     assert focused == "H1"  # its heading, read out by a screen reader
+    # The mounted lesson's HTML says "Loading Python…"; a language switch rewrites every marked
+    # text: the progress line must still say what is true.
+    progress = page.locator("#python-progress-text")
+    assert progress.inner_text() == "Python is ready."
+    page.get_by_role("button", name="Polski").click()
+    assert progress.inner_text() == "Python jest gotowy."
+    page.get_by_role("button", name="English").click()
 
     page.locator(".cm-content").focus()
     page.keyboard.press("ControlOrMeta+End")

@@ -17,7 +17,8 @@ export class Progress {
   update({ stage, loaded, total }) {
     this.root.hidden = false;
     this.root.dataset.state = "loading";
-    // The worker names its stages in English; known ones are translated.
+    // The worker names its stages in English; known ones are translated. (Stages change many
+    // times a second: the next one shows a language switch.)
     let name = stage;
     try {
       name = this.t(stage);
@@ -27,10 +28,10 @@ export class Progress {
     if (total > 0) {
       this.bar.max = total;
       this.bar.value = Math.min(loaded, total);
-      this.text.textContent = this.t("megabytes", { stage: name, loaded: megabytes(Math.min(loaded, total)), total: megabytes(total) });
+      this.showAsIs(this.t("megabytes", { stage: name, loaded: megabytes(Math.min(loaded, total)), total: megabytes(total) }));
     } else {
       this.bar.removeAttribute("value");
-      this.text.textContent = `${name}…`;
+      this.showAsIs(`${name}…`);
     }
   }
 
@@ -38,11 +39,25 @@ export class Progress {
     this.root.dataset.state = "ready";
     this.bar.max = 1;
     this.bar.value = 1;
-    this.text.textContent = this.t("pythonReadyShort");
+    this.showText("pythonReadyShort");
   }
 
   failed(message) {
     this.root.dataset.state = "failed";
-    this.text.textContent = message;
+    this.showAsIs(message);
+  }
+
+  /** Shows the page's text `key`, marked so that a language switch (ui-text.js applyUiText)
+   * writes it in the new language. The HTML starts with data-ui="loadingPython": left in place,
+   * a language switch, or a lesson mounted in place, showed "Loading Python…" under a ready one. */
+  showText(key) {
+    this.text.dataset.ui = key;
+    this.text.textContent = this.t(key);
+  }
+
+  /** Shows `text` as it is (already in the page's language, or the worker's own words). */
+  showAsIs(text) {
+    delete this.text.dataset.ui;
+    this.text.textContent = text;
   }
 }
