@@ -132,10 +132,12 @@ def test_python_loads_in_the_background_and_a_run_waits_for_it(shared_page, set_
     assert output.is_visible() and "hello from my solution" in output.inner_text()
     screenshot(page, "reference-passes")
 
-    # Isolated: the grader, the learner the Run used and the spare learner. Plain: the single
-    # worker the Run used (ended after it: every Run gets a fresh one), its replacement, and
-    # the spare. Once the spare has booted, a moment later nothing else has started.
-    want = ["grader", "learner", "learner"] if isolation == "isolated" else ["single", "single", "single"]
+    # Isolated: the grader, the learner the Run used and two spare learners (the second is kept
+    # once the learner in use has run code: a Run right after a Run, or Stop, then finds one
+    # booted). Plain: the single worker the Run used (ended after it: every Run gets a fresh
+    # one), its replacement, and the spare. Once the spares have booted, a moment later nothing
+    # else has started.
+    want = ["grader", "learner", "learner", "learner"] if isolation == "isolated" else ["single", "single", "single"]
     page.wait_for_function("n => window.__workers.filter((w) => w.ready).length >= n",
                            arg=len(want), timeout=READY_TIMEOUT_MS)
     page.wait_for_timeout(500)

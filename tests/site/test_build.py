@@ -335,7 +335,7 @@ def test_a_wrong_solution_that_slips_through_stops_the_build(tmp_path, lessons_c
     wrong_toml = lessons_copy / "tp-mlp" / "wrong.toml"
     wrong_toml.write_text(wrong_toml.read_text() + '\n[[mistake]]\nname = "not_wrong"\n'
                           'fails = ["test_gelu::*"]\nreplace = "# the all-reduce"\nwith = "# still right"\n')
-    assert_build_fails(tmp_path, lessons_copy, r"wrong\.toml:\d+: not_wrong: this solution may be correct")
+    assert_build_fails(tmp_path, lessons_copy, r"wrong\.toml:\d+: not_wrong: this solution passes every check: it may be correct")
 
 
 def test_math_that_does_not_typeset_stops_the_build_at_its_line(tmp_path, lessons_copy):
