@@ -7,7 +7,6 @@ that the kernel runs once per session and one fork server (torch and DTensor imp
 every launch."""
 
 import json
-import os
 import subprocess
 import sys
 
@@ -84,10 +83,9 @@ def run_notebooks(lessons, venv_kernel, tmp_path_factory):
         start = len(combined.cells)
         combined.cells += cells
         plan.append((lesson, empty, start, len(combined.cells)))
-    env = {"JUPYTER_PATH": str(venv_kernel), launch.WORLD_SIZES_VARIABLE: "2"}
-    saved = {name: os.environ.get(name) for name in env}
-    os.environ.update(env)
-    try:
+    with pytest.MonkeyPatch.context() as env:  # the kernel inherits these, and only it
+        env.setenv("JUPYTER_PATH", str(venv_kernel))
+        env.setenv(launch.WORLD_SIZES_VARIABLE, "2")
         client = NotebookClient(combined, timeout=600, kernel_name=KERNEL,
                                 resources={"metadata": {"path": str(plan[0][1])}})
         with client.setup_kernel():
@@ -99,12 +97,6 @@ def run_notebooks(lessons, venv_kernel, tmp_path_factory):
                 except CellExecutionError as exc:  # this lesson stops here; the next one still runs
                     error = exc
                 _notebooks[lesson] = (empty, combined.cells[start:end], error)
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
 
 
 def notebook_report(lesson, notebook_run):
