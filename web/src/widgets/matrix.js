@@ -92,20 +92,13 @@ export function vecMat(x, M) {
   return out;
 }
 
-/** M (R×K) times P (K×C): each entry summed over k in order, so every widget gets the same sums. */
+/** M (R×K) times P (K×C): each row of M through vecMat, so every widget gets the same sums. */
 export function matMul(M, P) {
-  const C = P.length ? P[0].length : 0;
-  return M.map((row) => {
-    const out = new Array(C).fill(0);
-    row.forEach((m, k) => {
-      for (let c = 0; c < C; c++) out[c] += m * P[k][c];
-    });
-    return out;
-  });
+  return M.map((row) => vecMat(row, P));
 }
 
 export function addMatrices(P, Q) {
-  return P.map((row, r) => row.map((v, c) => v + Q[r][c]));
+  return P.map((row, r) => addVectors(row, Q[r]));
 }
 
 export function columns(M, start, end) {
