@@ -22,6 +22,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO / "py"), str(REPO / "tools")]
+from authorkit.course import Course  # noqa: E402
 from authorkit.scaffold import new_lesson  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 from sitebuild.testing import Watcher  # noqa: E402
@@ -43,13 +44,16 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--lessons", type=Path, help="a lessons folder to copy (default: a scaffolded lesson)")
-    parser.add_argument("--lesson", default="demo-lesson", help="the lesson whose files are saved")
+    parser.add_argument("--lesson", help="the lesson whose files are saved (default: the scaffolded "
+                        "lesson, or the first lesson of --lessons)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         lessons = Path(tmp) / "lessons"
         if args.lessons:
             shutil.copytree(args.lessons, lessons, ignore=shutil.ignore_patterns("__pycache__"))
+            args.lesson = args.lesson or Course(lessons).dirs()[0].name
         else:
+            args.lesson = args.lesson or "demo-lesson"
             new_lesson(lessons, args.lesson)
         folder = lessons / args.lesson
         start(lessons, Path(tmp) / "dist", "first").stop()
