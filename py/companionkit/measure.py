@@ -440,6 +440,25 @@ def timing_verdict(rows, size):
             + " (faster or slower only where the min-max ranges do not overlap).")
 
 
+def matmul_flops(device, dtype, size=256, repeats=5):
+    """FLOP/s of a (size, size) matmul on this rank: the median of `repeats` after one warm-up."""
+    a = torch.randn(size, size, dtype=dtype, device=device)
+    (a @ a).sum().item()
+    return 2 * size**3 / (statistics.median(timed_ms(lambda: a @ a, device) for _ in range(repeats)) / 1e3)
+
+
+def report_timing(run, rows, sizes, at, columns=None):
+    """run.info of a timing section's against_one_device rows: the setup (device, ranks and their
+    threads, the baseline's threads, CPU cores, warm-up and timed calls), the table of the row keys
+    `sizes` (timing_columns, then `columns`), and timing_verdict at the values of the key `at`."""
+    first = rows[0]
+    run.info(f"setup: {run.report['device_name']}, {run.world} ranks with {first['rank_threads']} thread(s) each, "
+             f"the baseline {first['baseline_threads']} thread(s) on rank 0 while the others wait; "
+             f"{os.cpu_count()} CPU cores; {first['warmup']} warm-up call(s), {first['repeats']} timed, interleaved")
+    run.info(table(rows, {**timing_columns(*sizes), **(columns or {})}))
+    run.info(timing_verdict(rows, at))
+
+
 def spread_text(ms, digits=2):
     """ "min / median / max" of a spread."""
     return " / ".join(f"{ms[k]:.{digits}f}" for k in ("min_ms", "median_ms", "max_ms"))
