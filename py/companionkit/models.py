@@ -89,12 +89,13 @@ class Transformer(torch.nn.Module):
 
 def tensor_parallel(module, device, world, plan):
     """`module` on `device`, sharded by `parallelize_module` with `plan` ({submodule name:
-    ColwiseParallel(), ...}) on a 1-D device mesh of all `world` ranks."""
+    ColwiseParallel(), ...}) on a 1-D device mesh of all `world` ranks. Every rank holds the same
+    seeded module, so each shards its own copy (src_data_rank=None): no scatter from rank 0."""
     from torch.distributed.device_mesh import init_device_mesh
     from torch.distributed.tensor.parallel import parallelize_module
 
     mesh = init_device_mesh(device.type, (world,), mesh_dim_names=("tp",))
-    return parallelize_module(module.to(device), mesh, plan)
+    return parallelize_module(module.to(device), mesh, plan, src_data_rank=None)
 
 
 def dtensor_mlp(device, world, A, B, activation):

@@ -44,7 +44,11 @@ def parallelize(model, mesh, sp, loss_parallel=False):
     from torch.distributed.tensor.parallel import (ColwiseParallel, PrepareModuleInput, RowwiseParallel,
                                                    SequenceParallel, parallelize_module)
     seq = Shard(1) if sp else Replicate()
-    parallelize_module(model, mesh, {
+
+    def apply(module, plan):  # every rank built the same seeded model: each shards its own, no scatter
+        parallelize_module(module, mesh, plan, src_data_rank=None)
+
+    apply(model, {
         "tok_embeddings": RowwiseParallel(input_layouts=Replicate(), output_layouts=seq),
         "pos_embeddings": RowwiseParallel(input_layouts=Replicate(), output_layouts=Shard(0) if sp else Replicate()),
         **({"norm": SequenceParallel()} if sp else {}),
@@ -58,8 +62,8 @@ def parallelize(model, mesh, sp, loss_parallel=False):
             plan["attention"] = PrepareModuleInput(input_layouts=Shard(1), desired_input_layouts=Replicate())
             plan["attention_norm"] = SequenceParallel()
             plan["ffn_norm"] = SequenceParallel()
-        parallelize_module(layer, mesh, plan)
-    parallelize_module(model.output, mesh, ColwiseParallel(
+        apply(layer, plan)
+    apply(model.output, ColwiseParallel(
         input_layouts=seq, output_layouts=Shard(-1) if loss_parallel else Replicate(), use_local_output=not loss_parallel))
     return model
 
