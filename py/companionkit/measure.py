@@ -399,13 +399,18 @@ def against_one_device(run, one_step, tp_step, baseline_threads=None):
     `baseline_threads` CPU threads, by default one rank's share) interleaved with `tp_step` on every
     rank (time_against_baseline), over run.options' "repeats" after its "warmup": {"one_device_ms":
     rank 0's spread, "tp_ms": the slowest rank's, "speedup" of the medians, "baseline_threads",
-    "rank_threads", "repeats", "warmup"}. Every rank must call it."""
+    "rank_threads", "repeats", "warmup", "device" (its type), "device_name", "cpu_count", "bound":
+    the most speedup this machine allows, N on GPUs; on CPU, N processes use no more cores than
+    there are}. Every rank must call it."""
     warmup, repeats = run.options["warmup"], run.options["repeats"]
     threads = threads_per_rank(run.world) if baseline_threads is None else baseline_threads
     one, tp = time_against_baseline(one_step, tp_step, run.rank, run.device, warmup, repeats, threads)
     (base, base_threads), slow = from_rank0(one, run.rank, run.device), slowest(tp, run.device)
+    n, cores = run.world, os.cpu_count() or 1
+    bound = n if run.device.type == "cuda" else min(n * tp.threads, cores) / tp.threads
     return {"one_device_ms": base, "tp_ms": slow, "speedup": base["median_ms"] / slow["median_ms"],
-            "baseline_threads": base_threads, "rank_threads": tp.threads, "repeats": repeats, "warmup": warmup}
+            "baseline_threads": base_threads, "rank_threads": tp.threads, "repeats": repeats, "warmup": warmup,
+            "device": run.device.type, "device_name": run.report["device_name"], "cpu_count": cores, "bound": bound}
 
 
 def table(rows, columns):

@@ -4,8 +4,6 @@ Conventions: X is (T, D) tokens, A is (D, F), B is (F, D).
 Rank i holds A_i = A[:, block i] and B_i = B[block i, :], block i = i*F/N .. (i+1)*F/N - 1.
 """
 
-import os
-
 import torch
 import torch.nn.functional as F
 
@@ -316,9 +314,6 @@ def timing(run):
     dev, n = run.device, run.world
     default_sizes, default_tokens = TIMING_DEFAULTS[dev.type]
     sizes, tokens = run.options["timing_sizes"] or default_sizes, run.options["timing_tokens"] or default_tokens
-    threads = measure.threads_per_rank(n)
-    # N devices against one; on CPU, N processes cannot use more cores than there are.
-    bound = n if dev.type == "cuda" else min(n * threads, os.cpu_count() or 1) / threads
     rows = []
     for d in sizes:
         A, B = full_weights(d, 4 * d, dtype=torch.float32)
@@ -329,8 +324,7 @@ def timing(run):
         # The one-device baseline runs on rank 0 alone (the others wait) with one rank's threads.
         row = measure.against_one_device(run, lambda: timed_step(X, Af, Bf, reference_mlp),
                                          lambda: timed_step(X, A_i, B_i, tp_mlp))
-        rows.append({"N": n, "D": d, "F": 4 * d, "T": tokens, **row, "device": dev.type,
-                     "device_name": run.report["device_name"], "cpu_count": os.cpu_count(), "bound": bound})
+        rows.append({"N": n, "D": d, "F": 4 * d, "T": tokens, **row})
         run.data("timing", rows[-1])
     measure.report_timing(run, rows, ("N", "D", "F", "T"), at="D")
 
