@@ -399,13 +399,18 @@ def against_one_device(run, one_step, tp_step, baseline_threads=None):
     `baseline_threads` CPU threads, by default one rank's share) interleaved with `tp_step` on every
     rank (time_against_baseline), over run.options' "repeats" after its "warmup": {"one_device_ms":
     rank 0's spread, "tp_ms": the slowest rank's, "speedup" of the medians, "baseline_threads",
-    "rank_threads", "repeats", "warmup"}. Every rank must call it."""
+    "rank_threads", "repeats", "warmup", "device" (its type), "device_name", "cpu_count", "bound":
+    the most speedup this machine allows, N on GPUs; on CPU, N processes use no more cores than
+    there are}. Every rank must call it."""
     warmup, repeats = run.options["warmup"], run.options["repeats"]
     threads = threads_per_rank(run.world) if baseline_threads is None else baseline_threads
     one, tp = time_against_baseline(one_step, tp_step, run.rank, run.device, warmup, repeats, threads)
     (base, base_threads), slow = from_rank0(one, run.rank, run.device), slowest(tp, run.device)
+    n, cores = run.world, os.cpu_count() or 1
+    bound = n if run.device.type == "cuda" else min(n * tp.threads, cores) / tp.threads
     return {"one_device_ms": base, "tp_ms": slow, "speedup": base["median_ms"] / slow["median_ms"],
-            "baseline_threads": base_threads, "rank_threads": tp.threads, "repeats": repeats, "warmup": warmup}
+            "baseline_threads": base_threads, "rank_threads": tp.threads, "repeats": repeats, "warmup": warmup,
+            "device": run.device.type, "device_name": run.report["device_name"], "cpu_count": cores, "bound": bound}
 
 
 def table(rows, columns):
@@ -438,6 +443,25 @@ def timing_verdict(rows, size):
                 f"{r[size]}" + (f" ({r['speedup']:.2f}x)" if word != "even" else "") for r in at))
     return (f"Measured here with N = {rows[0]['N']}: TP was " + "; ".join(parts)
             + " (faster or slower only where the min-max ranges do not overlap).")
+
+
+def matmul_flops(device, dtype, size=256, repeats=5):
+    """FLOP/s of a (size, size) matmul on this rank: the median of `repeats` after one warm-up."""
+    a = torch.randn(size, size, dtype=dtype, device=device)
+    (a @ a).sum().item()
+    return 2 * size**3 / (statistics.median(timed_ms(lambda: a @ a, device) for _ in range(repeats)) / 1e3)
+
+
+def report_timing(run, rows, sizes, at, columns=None):
+    """run.info of a timing section's against_one_device rows: the setup (device, ranks and their
+    threads, the baseline's threads, CPU cores, warm-up and timed calls), the table of the row keys
+    `sizes` (timing_columns, then `columns`), and timing_verdict at the values of the key `at`."""
+    first = rows[0]
+    run.info(f"setup: {run.report['device_name']}, {run.world} ranks with {first['rank_threads']} thread(s) each, "
+             f"the baseline {first['baseline_threads']} thread(s) on rank 0 while the others wait; "
+             f"{os.cpu_count()} CPU cores; {first['warmup']} warm-up call(s), {first['repeats']} timed, interleaved")
+    run.info(table(rows, {**timing_columns(*sizes), **(columns or {})}))
+    run.info(timing_verdict(rows, at))
 
 
 def spread_text(ms, digits=2):

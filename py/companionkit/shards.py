@@ -37,3 +37,9 @@ def drawn(seed, *shapes, fan_in=False, dtype=torch.float64):
     g = torch.Generator().manual_seed(seed)
     tensors = [torch.randn(*shape, generator=g, dtype=torch.float64) for shape in shapes]
     return [(t / math.sqrt(t.shape[0]) if fan_in else t).to(dtype) for t in tensors]
+
+
+def mlp_weights(d, f, seed, dtype=torch.float64):
+    """An MLP's full A (d, f) and B (f, d) drawn from `seed` at a weight's scale (drawn, fan_in):
+    the same on every rank and device."""
+    return drawn(seed, (d, f), (f, d), fan_in=True, dtype=dtype)

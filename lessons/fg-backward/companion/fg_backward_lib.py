@@ -4,24 +4,19 @@ MLP and a few training steps of a two-block TP model against one device.
 Conventions as in the lesson: X is (T, D) tokens, A is (D, F), B is (F, D); rank i holds
 A_i = A[:, block i] and B_i = B[block i, :], block i = i*F/N .. (i+1)*F/N - 1.
 """
-import math
-
 import torch
 import torch.nn.functional as F
 
-from companionkit import Companion, compare, measure
+from companionkit import Companion, compare, examples, measure
 from companionkit.formulas import gelu_tanh as gelu_formula, mlp_grads as reference_grads
 from companionkit.comparing import compare_all, fmt, max_diff, printed
 from companionkit.models import dtensor_mlp, expect_dtensor_mlp
-from companionkit.shards import block, seeded
+from companionkit.shards import block, mlp_weights, seeded
 from companionkit.tp import CopyToTP, ReduceFromTP, all_gather_list, expect_counts
 
 # The lesson's worked example (tp-mlp's): one token X = (1, 2), D = 2, F = 4, 2 GPUs, dY = (1, 1).
-EXAMPLE_X = [[1.0, 2.0]]
-EXAMPLE_A = [[1.0, 0.0, -1.0, 2.0], [0.0, 1.0, 1.0, -1.0]]
-EXAMPLE_B = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [2.0, 0.0]]
+# (companionkit.examples.mlp; its Y is examples.MLP_Y)
 EXAMPLE_DY = [[1.0, 1.0]]
-EXAMPLE_Y = (1.682, 2.796)
 EXAMPLE_SHARES = ((1.083, 1.086), (-0.166, 1.166))  # GPU 0's and GPU 1's dX_i
 EXAMPLE_DX = (0.917, 2.252)
 EXAMPLE_DB = (((0.841, 0.841), (1.955, 1.955)), ((0.841, 0.841), (0.0, 0.0)))  # rows of dB_i
@@ -63,12 +58,6 @@ def sgd_step(params, lr):
             p.grad = None
 
 
-# ---- what to expect: plain torch on the full tensors -------------------------------------------
-
-def full_weights(d, f, seed, dtype=torch.float64):
-    return seeded(d, f, seed=seed, scale=1 / math.sqrt(d), dtype=dtype), seeded(f, d, seed=seed + 1, scale=1 / math.sqrt(f), dtype=dtype)
-
-
 # ---- the checks --------------------------------------------------------------------------------
 
 @companion.section("example", "The lesson's worked example backwards (ranks 0 and 1 are GPU 0 and GPU 1)")
@@ -81,21 +70,21 @@ def example(run):
     if group is None:
         return
     dev = run.device
-    A, B = torch.tensor(EXAMPLE_A, dtype=torch.float64), torch.tensor(EXAMPLE_B, dtype=torch.float64)
+    X0, A, B = examples.mlp(dev)
     A_i, B_i = (t.to(dev).requires_grad_() for t in shard(A, B, run.rank, 2))
     dY = torch.tensor(EXAMPLE_DY, dtype=torch.float64, device=dev)
 
     # Without f, X's gradient on a rank is only what flows back through its own shard.
-    X_local = torch.tensor(EXAMPLE_X, dtype=torch.float64, device=dev, requires_grad=True)
+    X_local = X0.clone().requires_grad_()
     tp_block(X_local, A_i.detach(), B_i.detach(), with_f=False, group=group).backward(dY)
     shares = all_gather_list(X_local.grad, group)
 
-    X = torch.tensor(EXAMPLE_X, dtype=torch.float64, device=dev, requires_grad=True)
+    X = X0.clone().requires_grad_()
     Y = tp_block(X, A_i, B_i, group=group)
     Y.backward(dY)
     dBs = all_gather_list(B_i.grad, group)
     (key_y, t_y), (key_s, t_s), (key_x, t_x), (key_b, t_b) = keys
-    run.expect(key_y, t_y, printed(Y, [EXAMPLE_Y]), f"all_reduce gave {fmt(Y)}")
+    run.expect(key_y, t_y, printed(Y, [examples.MLP_Y]), f"all_reduce gave {fmt(Y)}")
     run.expect(key_s, t_s, all(printed(s, [e]) for s, e in zip(shares, EXAMPLE_SHARES)),
                f"GPU 0's dX_0 {fmt(shares[0])}, GPU 1's dX_1 {fmt(shares[1])}")
     run.expect(key_x, t_x, printed(X.grad, [EXAMPLE_DX]), f"this rank's dX {fmt(X.grad)}")
@@ -107,7 +96,7 @@ def example(run):
 def grads(run):
     T, D, FF = run.options["tokens"], run.options["width"], run.options["hidden"]
     dev = run.device
-    A, B = full_weights(D, FF, seed=SEED)
+    A, B = mlp_weights(D, FF, SEED)
     X, G = seeded(T, D, seed=SEED + 2).to(dev), seeded(T, D, seed=SEED + 3).to(dev)
     dX, dA, dB = reference_grads(X, A.to(dev), B.to(dev), G)
     cols = block(FF, run.rank, run.world)
@@ -144,7 +133,7 @@ def training(run):
     T, D, FF = run.options["tokens"], run.options["width"], run.options["hidden"]
     steps, lr = run.options["steps"], run.options["lr"]
     dev, cols = run.device, block(FF, run.rank, run.world)
-    full = [w.to(dev) for seed in (SEED + 10, SEED + 20) for w in full_weights(D, FF, seed, dtype=torch.float32)]
+    full = [w.to(dev) for seed in (SEED + 10, SEED + 20) for w in mlp_weights(D, FF, seed, torch.float32)]
     X = seeded(T, D, seed=SEED + 4, dtype=torch.float32).to(dev)
     target = seeded(T, D, seed=SEED + 5, dtype=torch.float32).to(dev)
 
@@ -183,7 +172,7 @@ def training(run):
 def comm(run):
     T, D, FF = run.options["tokens"], run.options["width"], run.options["hidden"]
     dev = run.device
-    A, B = full_weights(D, FF, seed=SEED, dtype=torch.float32)
+    A, B = mlp_weights(D, FF, SEED, torch.float32)
     X = seeded(T, D, seed=SEED + 2, dtype=torch.float32).to(dev).requires_grad_()
     A_i, B_i = (t.to(dev).requires_grad_() for t in shard(A, B, run.rank, run.world))
     _, fwd, bwd = measure.passes(lambda: tp_block(X, A_i, B_i))
@@ -198,7 +187,7 @@ def comm(run):
 def dtensor(run):
     T, D, FF = run.options["tokens"], run.options["width"], run.options["hidden"]
     dev = run.device
-    A, B = full_weights(D, FF, seed=SEED)
+    A, B = mlp_weights(D, FF, SEED)
     X, G = seeded(T, D, seed=SEED + 2).to(dev), seeded(T, D, seed=SEED + 3).to(dev)
     _, _, fwd, bwd = expect_dtensor_mlp(run, A, B, gelu, X, G)
     expect_counts(run, "counts", "with an input that requires grad: 1 all-reduce forward, 1 backward",

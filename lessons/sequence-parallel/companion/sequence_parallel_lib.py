@@ -12,7 +12,7 @@ import torch.nn.functional as F
 from companionkit import Companion, compare, measure
 from companionkit.comparing import compare_all
 from companionkit.models import MLP
-from companionkit.shards import cols, rows
+from companionkit.shards import cols, drawn, rows
 from companionkit.tp import ReduceScatterToSP, all_gather, expect_count, reduce_from_tp, reduce_scatter
 
 GIB = 2**30
@@ -106,14 +106,8 @@ def draw(run, dtype=torch.float64, tokens=None):
     """The full X (T, D), A (D, F), B (F, D), γ, β and an upstream gradient, from one seed on
     every rank (drawn on CPU); T is the tokens option unless `tokens` is given."""
     T, D, Fh = tokens or run.options["tokens"], run.options["width"], run.options["hidden"]
-    g = torch.Generator().manual_seed(SEED)
-    X = torch.randn(T, D, generator=g, dtype=torch.float64)
-    A = torch.randn(D, Fh, generator=g, dtype=torch.float64) / D**0.5
-    B = torch.randn(Fh, D, generator=g, dtype=torch.float64) / Fh**0.5
-    gamma = 1 + 0.3 * torch.randn(D, generator=g, dtype=torch.float64)
-    beta = 0.3 * torch.randn(D, generator=g, dtype=torch.float64)
-    dY = torch.randn(T, D, generator=g, dtype=torch.float64)
-    return [t.to(dtype).to(run.device) for t in (X, A, B, gamma, beta, dY)]
+    X, A, B, gamma, beta, dY = drawn(SEED, (T, D), (D, Fh), (Fh, D), (D,), (D,), (T, D))
+    return [t.to(dtype).to(run.device) for t in (X, A / D**0.5, B / Fh**0.5, 1 + 0.3 * gamma, 0.3 * beta, dY)]
 
 
 def layer_norm(gamma, beta):

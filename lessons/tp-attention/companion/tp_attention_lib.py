@@ -11,7 +11,7 @@ import torch.nn.functional as F
 from companionkit import Companion, compare, measure
 from companionkit.comparing import compare_all, max_diff, printed
 from companionkit.formulas import attention
-from companionkit.models import tensor_parallel
+from companionkit.models import Attention, tensor_parallel, with_weights
 from companionkit.shards import block, drawn, seeded
 from companionkit.tp import CopyToTP, ReduceFromTP, expect_count
 
@@ -69,33 +69,15 @@ def tp_attention(X, shard_i, d_head, group=None):
     return ReduceFromTP.apply(partial_attention(x, shard_i, d_head), group)
 
 
-class Attention(torch.nn.Module):
-    """The attention block as torch modules (nn.Linear keeps weight as (out, in): W.T). The number
-    of heads is read from wq's output width, so the same module runs whole or sharded."""
-
-    def __init__(self, W, d_head):
-        super().__init__()
-        D = W[0].shape[0]
-        self.d_head = d_head
-        for name, m in zip(("wq", "wk", "wv", "wo"), W):
-            lin = torch.nn.Linear(D, D, bias=False, dtype=m.dtype)
-            with torch.no_grad():
-                lin.weight.copy_(m.T)
-            setattr(self, name, lin)
-
-    def forward(self, x):
-        T = x.shape[0]
-        q, k, v = (lin(x).view(T, -1, self.d_head).transpose(0, 1) for lin in (self.wq, self.wk, self.wv))
-        out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
-        return self.wo(out.transpose(0, 1).reshape(T, -1))
-
-
 def dtensor_attention(device, world, W, d_head):
-    """The block sharded by PyTorch's tensor-parallel API, the plan of its TP tutorial."""
+    """The block as torch modules (companionkit.models.Attention, tp-transformer's) sharded by
+    PyTorch's tensor-parallel API, the plan of its TP tutorial."""
     from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel
 
     plan = {"wq": ColwiseParallel(), "wk": ColwiseParallel(), "wv": ColwiseParallel(), "wo": RowwiseParallel()}
-    return tensor_parallel(Attention(W, d_head), device, world, plan)
+    D = W[0].shape[0]
+    whole = with_weights(Attention(D, D // d_head, dtype=W[0].dtype), dict(zip(("wq", "wk", "wv", "wo"), W)))
+    return tensor_parallel(whole, device, world, plan)
 
 
 # ---- what to expect: plain torch on the full tensors ------------------------------------------

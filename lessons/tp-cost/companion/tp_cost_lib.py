@@ -228,7 +228,7 @@ def layer(run):
     alpha, beta = MEASURED.get("fit", (0.0, float("nan")))
     usable = beta > 0  # False for NaN too: a sweep too noisy to fit predicts nothing
     dtype = torch.float32
-    flops = device_flops(dev, dtype)
+    flops = measure.matmul_flops(dev, dtype)
     rows = []
     for (lb, ls, lh, lheads) in run.options["layers"] or LAYERS[dev.type]:
         w = layer_weights(lh, dtype)
@@ -241,18 +241,11 @@ def layer(run):
         predicted_one = model(lb, ls, lh, 1, flops, beta if usable else 1.0, alpha, x.element_size()) * 1e3
         rows.append({"N": n, "b": lb, "s": ls, "h": lh, **row, "model_one_ms": predicted_one, "model_tp_ms": predicted})
         run.data("layer", rows[-1])
-    run.info(f"device FLOP/s measured with a {dtype} matmul: {flops / 1e9:.1f} GFLOP/s per rank "
-             f"({measure.threads_per_rank(n)} threads); alpha {alpha * 1e6:.2f} µs, beta {beta:.3f} GB/s from the sweep")
-    run.info(measure.table(rows, {**measure.timing_columns("N", "b", "s", "h"),
-                                  "model one device ms": lambda r: f"{r['model_one_ms']:.3f}",
-                                  "model TP ms": lambda r: f"{r['model_tp_ms']:.3f}"}))
-    run.info(measure.timing_verdict(rows, "h"))
+    run.info(f"device FLOP/s measured with a {dtype} matmul: {flops / 1e9:.1f} GFLOP/s per rank; "
+             f"alpha {alpha * 1e6:.2f} µs, beta {beta:.3f} GB/s from the sweep")
+    measure.report_timing(run, rows, ("N", "b", "s", "h"), at="h",
+                          columns={"model one device ms": lambda r: f"{r['model_one_ms']:.3f}",
+                                   "model TP ms": lambda r: f"{r['model_tp_ms']:.3f}"})
     run.info("Measurements of this machine, not verdicts: the model leaves out overlap, small-GEMM efficiency "
              "and the work it does not split (softmax, GeLU, the residual), so expect it below the measured times.")
 
-
-def device_flops(dev, dtype, size=256, repeats=5):
-    """FLOP/s of a (size, size) matmul on this rank, median of `repeats`."""
-    a = torch.randn(size, size, dtype=dtype, device=dev)
-    (a @ a).sum().item()
-    return 2 * size**3 / (statistics.median(measure.timed_ms(lambda: a @ a, dev) for _ in range(repeats)) / 1e3)

@@ -4,24 +4,15 @@ Conventions: X is (T, D) tokens, A is (D, F), B is (F, D).
 Rank i holds A_i = A[:, block i] and B_i = B[block i, :], block i = i*F/N .. (i+1)*F/N - 1.
 """
 
-import os
-
 import torch
 import torch.nn.functional as F
 
-from companionkit import Companion, compare, measure, plots
+from companionkit import Companion, compare, examples, measure, plots
 from companionkit.formulas import gelu_tanh as gelu_formula, mlp as reference_mlp, mlp_grads as reference_grads
 from companionkit.comparing import fmt, ints, max_diff, printed
 from companionkit.models import dtensor_mlp, expect_dtensor_mlp
-from companionkit.shards import block, drawn, seeded
+from companionkit.shards import block, mlp_weights, seeded
 from companionkit.tp import CopyToTP, ReduceFromTP, all_gather_list, all_reduce_sum, expect_counts
-
-# The lesson's worked example: one token, D = 2, F = 4, split over 2 GPUs.
-EXAMPLE_X = [[1.0, 2.0]]
-EXAMPLE_A = [[1.0, 0.0, -1.0, 2.0], [0.0, 1.0, 1.0, -1.0]]
-EXAMPLE_B = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [2.0, 0.0]]
-EXAMPLE_Y = (1.682, 2.796)
-EXAMPLE_PARTIALS = ((0.841, 1.955), (0.841, 0.841))
 
 # The row-split counterexample: y = xW with W cut by rows between two GPUs.
 ROW_X = [1.0, 2.0, -1.0, 3.0]
@@ -84,9 +75,8 @@ def row_shard(x, W, rank, world):
 
 # ---- what to expect: plain torch on the full tensors -------------------------------------------
 
-def full_weights(d, f, dtype=torch.float64, seed=SEED):
-    """One full A and B from one seed, identical on every rank and device (drawn on CPU)."""
-    return drawn(seed, (d, f), (f, d), fan_in=True, dtype=dtype)
+def full_weights(d, f, dtype=torch.float64):
+    return mlp_weights(d, f, SEED, dtype)
 
 
 def inputs(t, d, dtype=torch.float64, seed=SEED + 1):
@@ -141,15 +131,13 @@ def numbers(run):
     group = run.example_group(titles.items())
     if group is None:
         return
-    dev = run.device
-    X = torch.tensor(EXAMPLE_X, dtype=torch.float64, device=dev)
-    A, B = torch.tensor(EXAMPLE_A, dtype=torch.float64), torch.tensor(EXAMPLE_B, dtype=torch.float64)
-    A_i, B_i = (t.to(dev) for t in shard(A, B, run.rank, 2))
+    X, A, B = examples.mlp(run.device)
+    A_i, B_i = (t.to(run.device) for t in shard(A, B, run.rank, 2))
     parts = all_gather_list(partial_mlp(X, A_i, B_i), group)
-    ok = all(printed(p, [e]) for p, e in zip(parts, EXAMPLE_PARTIALS))
+    ok = all(printed(p, [e]) for p, e in zip(parts, examples.MLP_PARTIALS))
     run.expect("partials", titles["partials"], ok, f"all_gather gave GPU0 {fmt(parts[0])}, GPU1 {fmt(parts[1])}")
     Y = tp_mlp(X, A_i, B_i, group=group)
-    run.expect("sum", titles["sum"], printed(Y, [EXAMPLE_Y]), f"all_reduce gave {fmt(Y)} on this rank")
+    run.expect("sum", titles["sum"], printed(Y, [examples.MLP_Y]), f"all_reduce gave {fmt(Y)} on this rank")
 
 
 @companion.section("forward", "Forward: one all-reduce of the Y_i gives the unsplit GeLU(XA)B")
@@ -326,9 +314,6 @@ def timing(run):
     dev, n = run.device, run.world
     default_sizes, default_tokens = TIMING_DEFAULTS[dev.type]
     sizes, tokens = run.options["timing_sizes"] or default_sizes, run.options["timing_tokens"] or default_tokens
-    threads = measure.threads_per_rank(n)
-    # N devices against one; on CPU, N processes cannot use more cores than there are.
-    bound = n if dev.type == "cuda" else min(n * threads, os.cpu_count() or 1) / threads
     rows = []
     for d in sizes:
         A, B = full_weights(d, 4 * d, dtype=torch.float32)
@@ -339,14 +324,9 @@ def timing(run):
         # The one-device baseline runs on rank 0 alone (the others wait) with one rank's threads.
         row = measure.against_one_device(run, lambda: timed_step(X, Af, Bf, reference_mlp),
                                          lambda: timed_step(X, A_i, B_i, tp_mlp))
-        rows.append({"N": n, "D": d, "F": 4 * d, "T": tokens, **row, "device": dev.type,
-                     "device_name": run.report["device_name"], "cpu_count": os.cpu_count(), "bound": bound})
+        rows.append({"N": n, "D": d, "F": 4 * d, "T": tokens, **row})
         run.data("timing", rows[-1])
-    run.info(f"setup: {run.report['device_name']}, {n} ranks with {threads} thread(s) each, the baseline "
-             f"{rows[0]['baseline_threads']} thread(s) on rank 0 while the others wait; "
-             f"{os.cpu_count()} CPU cores; {rows[0]['warmup']} warm-up call(s), {rows[0]['repeats']} timed, interleaved")
-    run.info(measure.table(rows, measure.timing_columns("N", "D", "F", "T")))
-    run.info(measure.timing_verdict(rows, "D"))
+    measure.report_timing(run, rows, ("N", "D", "F", "T"), at="D")
 
 
 def plot_speedup(results):

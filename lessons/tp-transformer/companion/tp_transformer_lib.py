@@ -2,9 +2,10 @@
 (parallelize_module: ColwiseParallel/RowwiseParallel, then SequenceParallel and loss_parallel),
 checked with torch.distributed.
 
-The model is the shape of PyTorch's own test model (test_tp_examples.py): token and
-position embeddings, 2 pre-LN blocks with separate wq, wk, wv, wo and a GeLU MLP w1, w2, a final
-LayerNorm and an output layer; the checks compare with the same model trained on one device.
+The model is companionkit.models.Transformer, the shape of PyTorch's own test model
+(test_tp_examples.py): token and position embeddings, 2 pre-LN blocks with separate wq, wk, wv, wo
+and a GeLU MLP w1, w2, a final LayerNorm and an output layer; the checks compare with the same model
+trained on one device.
 """
 
 import contextlib
@@ -12,9 +13,9 @@ import copy
 
 import torch
 import torch.nn.functional as F
-from torch import nn
 
 from companionkit import Companion, compare, measure
+from companionkit.models import Transformer
 from companionkit.tp import expect_count, expect_counts
 
 # Seed 003: the one-GPU losses of its 5 iterations; its TP run agreed to ~1e-6.
@@ -33,56 +34,7 @@ companion = Companion(__name__, lesson="tp-transformer",
                                "warmup": 2, "repeats": 5})
 
 
-# ---- the subject: the model and PyTorch's plans ---------------------------------------------
-
-class Attention(nn.Module):
-    def __init__(self, dim, heads):
-        super().__init__()
-        self.head_dim = dim // heads   # a rank's Q holds its heads only: counted by view(-1)
-        self.wq, self.wk, self.wv, self.wo = (nn.Linear(dim, dim, bias=False) for _ in range(4))
-
-    def forward(self, x):
-        b, s, _ = x.shape
-        q, k, v = (w(x).view(b, s, -1, self.head_dim).transpose(1, 2) for w in (self.wq, self.wk, self.wv))
-        o = F.scaled_dot_product_attention(q, k, v, is_causal=True)   # scores / sqrt(head_dim)
-        return self.wo(o.transpose(1, 2).reshape(b, s, -1))
-
-
-class FeedForward(nn.Module):
-    def __init__(self, dim):
-        super().__init__()
-        self.w1, self.w2 = nn.Linear(dim, 4 * dim), nn.Linear(4 * dim, dim)
-
-    def forward(self, x):
-        return self.w2(F.gelu(self.w1(x), approximate="tanh"))
-
-
-class Block(nn.Module):
-    def __init__(self, dim, heads):
-        super().__init__()
-        self.attention_norm, self.attention = nn.LayerNorm(dim), Attention(dim, heads)
-        self.ffn_norm, self.feed_forward = nn.LayerNorm(dim), FeedForward(dim)
-
-    def forward(self, x):
-        h = x + self.attention(self.attention_norm(x))          # the residual, once
-        return h + self.feed_forward(self.ffn_norm(h))
-
-
-class Transformer(nn.Module):
-    """Embedding, 2 blocks, output layer: test_tp_examples.py's model without dropout."""
-
-    def __init__(self, vocab, dim, heads, max_tokens, layers=2):
-        super().__init__()
-        self.tok_embeddings, self.pos_embeddings = nn.Embedding(vocab, dim), nn.Embedding(max_tokens, dim)
-        self.layers = nn.ModuleList(Block(dim, heads) for _ in range(layers))
-        self.norm, self.output = nn.LayerNorm(dim), nn.Linear(dim, vocab, bias=False)
-
-    def forward(self, tokens):
-        h = self.tok_embeddings(tokens) + self.pos_embeddings(torch.arange(tokens.shape[1], device=tokens.device))
-        for layer in self.layers:
-            h = layer(h)
-        return self.output(self.norm(h))
-
+# ---- the subject: PyTorch's plans for the model ---------------------------------------------
 
 def parallelize(model, mesh, sp, loss_parallel=False):
     """PyTorch's plan (test_tp_examples.py): Megatron's column/row pairs per block; with `sp`
@@ -92,7 +44,11 @@ def parallelize(model, mesh, sp, loss_parallel=False):
     from torch.distributed.tensor.parallel import (ColwiseParallel, PrepareModuleInput, RowwiseParallel,
                                                    SequenceParallel, parallelize_module)
     seq = Shard(1) if sp else Replicate()
-    parallelize_module(model, mesh, {
+
+    def apply(module, plan):  # every rank built the same seeded model: each shards its own, no scatter
+        parallelize_module(module, mesh, plan, src_data_rank=None)
+
+    apply(model, {
         "tok_embeddings": RowwiseParallel(input_layouts=Replicate(), output_layouts=seq),
         "pos_embeddings": RowwiseParallel(input_layouts=Replicate(), output_layouts=Shard(0) if sp else Replicate()),
         **({"norm": SequenceParallel()} if sp else {}),
@@ -106,8 +62,8 @@ def parallelize(model, mesh, sp, loss_parallel=False):
             plan["attention"] = PrepareModuleInput(input_layouts=Shard(1), desired_input_layouts=Replicate())
             plan["attention_norm"] = SequenceParallel()
             plan["ffn_norm"] = SequenceParallel()
-        parallelize_module(layer, mesh, plan)
-    parallelize_module(model.output, mesh, ColwiseParallel(
+        apply(layer, plan)
+    apply(model.output, ColwiseParallel(
         input_layouts=seq, output_layouts=Shard(-1) if loss_parallel else Replicate(), use_local_output=not loss_parallel))
     return model
 

@@ -12,6 +12,7 @@ import torch.nn.functional as F
 
 from companionkit import Companion, compare, measure
 from companionkit.comparing import fmt, printed
+from companionkit.models import tensor_parallel
 from companionkit.shards import drawn
 from companionkit.tp import CopyToTP, ReduceFromTP, expect_count, expect_counts
 
@@ -108,15 +109,13 @@ def dtensor_loss(z, targets, mesh):
     return zd, loss, fwd, bwd
 
 
-def dtensor_embedding(E, mesh):
+def dtensor_embedding(E, world):
     """PyTorch's RowwiseParallel on an nn.Embedding: the table split by rows (the vocabulary)."""
     from torch.distributed.tensor import Replicate
-    from torch.distributed.tensor.parallel import RowwiseParallel, parallelize_module
+    from torch.distributed.tensor.parallel import RowwiseParallel
 
-    emb = torch.nn.Embedding(E.shape[0], E.shape[1], dtype=E.dtype, device=E.device)
-    with torch.no_grad():
-        emb.weight.copy_(E)
-    return parallelize_module(emb, mesh, RowwiseParallel(input_layouts=Replicate()))
+    emb = torch.nn.Embedding.from_pretrained(E.clone(), freeze=False)
+    return tensor_parallel(emb, E.device, world, RowwiseParallel(input_layouts=Replicate()))
 
 
 # ---- what to expect: plain torch on the full tensors -------------------------------------------
@@ -245,7 +244,7 @@ def dtensor(run):
                f"{zd.grad.ndim - 1}); {detail}")
     expect_counts(run, "counts", "CommDebugMode under loss_parallel(): 3 all-reduces forward, 0 backward",
                   fwd, bwd, {"all_reduce": 3}, {})
-    emb = dtensor_embedding(E, mesh)
+    emb = dtensor_embedding(E, run.world)
     # `* 1.0` turns the module's output (an AsyncCollectiveTensor) into a plain tensor, waiting for
     # its collective inside the counted region.
     out, efwd = measure.collectives(lambda: emb(ids) * 1.0)
