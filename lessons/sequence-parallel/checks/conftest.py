@@ -51,15 +51,11 @@ def activation_bytes(s, b, h, a, t=1, sp=False, recompute="none", gemm_term=None
 
 @pytest.fixture
 def ref():
-    """The correct functions and the usual wrong ones, to compute expectations and hints.
-    The lesson's own live here, in checks/, which learner code cannot reach where it runs apart
-    from the grader (docs/threat-model.md); LayerNorm and GeLU are lessonkit.checkmath's, public formulas."""
-    return SimpleNamespace(reduce_scatter=reduce_scatter, all_gather=all_gather,
-                           chunk_rows=row_chunks, layernorm=layernorm, gelu=tanh_gelu,
-                           erf_gelu=erf_gelu, sp_block=sp_block,
-                           sp_block_all_reduce=sp_block_all_reduce,
-                           sp_block_own_partials=sp_block_own_partials,
-                           activation_bytes=activation_bytes, GIB=GIB)
+    """This module's names: the correct functions and the usual wrong ones, to compute
+    expectations and hints. The lesson's own live here, in checks/, which learner code cannot
+    reach where it runs apart from the grader (docs/threat-model.md); LayerNorm and GeLU are
+    lessonkit.checkmath's, public formulas."""
+    return SimpleNamespace(**globals())
 
 
 @pytest.fixture

@@ -19,13 +19,13 @@ def mistakes(ref, partials):
         (_("GPU i got row chunk i of its own partial only, without the other GPUs' "
            "contributions. A reduce-scatter first adds up all n partials (the reduce), then "
            "hands out the sum's row chunks (the scatter): chunk i of P_0 + ... + P_(n-1)."),
-         lambda: [ref.chunk_rows(p, n)[i] for i, p in enumerate(partials)]),
+         lambda: [ref.row_chunks(p, n)[i] for i, p in enumerate(partials)]),
         (_("every GPU got all T rows of the sum: that is an all-reduce. A reduce-scatter "
            "leaves GPU i only its own T/n rows of the sum; the all-gather after it brings the "
            "rows back when they are needed."),
          lambda: [total] * n),
         (_("the chunks are in reverse GPU order: GPU 0 must get the first T/n rows."),
-         lambda: ref.chunk_rows(total, n)[::-1]),
+         lambda: ref.row_chunks(total, n)[::-1]),
         (_("the sum was split along the columns (the hidden dimension D); sequence "
            "parallelism splits along the rows, the sequence: np.split(total, n, axis=0)."),
          lambda: np.split(total, n, axis=1)),

@@ -166,11 +166,8 @@ def worked_example():
 
 @pytest.fixture
 def ref():
-    """The checks' own math and the classic wrong versions, as one namespace."""
-    return SimpleNamespace(shard=shard, run_block=run_block, one_device=one_device, train=train,
-                           layout=layout, random_params=random_params,
-                           worked_example=worked_example, expected_shards=expected_shards,
-                           KEYS=KEYS, LN_KEYS=LN_KEYS, TOL=TOL)
+    """This module's names: the checks' own math and the classic wrong versions."""
+    return SimpleNamespace(**globals())
 
 
 @pytest.fixture
