@@ -167,11 +167,6 @@ def call_lookup(solution, name, *args):
             "does.")) from None
 
 
-@pytest.fixture
-def lookup():
-    return call_lookup
-
-
 def range_note(solution, V, n):
     """A hint naming the learner's own vocab_range when it is wrong for this V and n, else None
     (also when it cannot be asked: not written yet, an error, out of time). A lookup or loss
