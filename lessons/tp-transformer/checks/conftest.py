@@ -137,11 +137,6 @@ def train(blocks, X, target, n, n_heads, steps, lr, sp, how=None, sgd_rank0=Fals
     return losses
 
 
-def expected_shards(full_grads, n, n_heads):
-    """Rank i's share of the one-device gradients (the LayerNorm ones whole on every rank)."""
-    return shard(full_grads, n, n_heads)
-
-
 # ---- problems --------------------------------------------------------------------------------
 def random_params(rng, D, F, scale=1.0):
     """A block's parameters, weights ~ N(0, 1/fan_in) (times `scale`)."""
@@ -168,12 +163,6 @@ def worked_example():
 def ref():
     """This module's names: the checks' own math and the classic wrong versions."""
     return SimpleNamespace(**globals())
-
-
-@pytest.fixture
-def counts():
-    """counts(c_text, got, expected, mistakes) fails unless the collectives match exactly."""
-    return expect_counts
 
 
 def expect_counts(what, got, expected, explain=()):
