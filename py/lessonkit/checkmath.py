@@ -1,7 +1,9 @@
 """The math hidden checks compute expected values with, written once for every lesson: GeLU
 (GPT-2's tanh form, the exact erf form) and their derivatives, ReLU, a stable softmax, LayerNorm
-forward and backward, the pieces of cross-entropy, multi-head (causal) attention, the
-column-split MLP's partial outputs and the MLP's backward pass, the course's worked MLP and generators of random problems.
+forward and backward, the pieces of cross-entropy, multi-head (causal) attention and its
+backward pass, the column-split MLP's partial outputs and the MLP's backward pass, the
+sequence-parallel collectives on row chunks, the course's worked MLP and generators of random
+problems.
 
     from lessonkit.checkmath import f64, tanh_gelu, softmax, mlp_shards, gpu_count
 
@@ -130,6 +132,35 @@ def attention_heads(X, Wq, Wk, Wv, count, causal=True, scale=None, **how):
                            for h in range(count)], axis=1)
 
 
+def attention_forward(x, Wq, Wk, Wv, heads, scale):
+    """Causal self-attention of the rows of `x` over `heads` heads of equal width (Wo not
+    applied), the scores times `scale(d_head)`: (O, cache), O of Q's shape, the cache what
+    `attention_backward` needs."""
+    dh = Wq.shape[1] // heads
+    Q, K, V = x @ Wq, x @ Wk, x @ Wv
+    O, P = np.zeros_like(Q), []
+    for h in range(heads):
+        c = slice(h * dh, (h + 1) * dh)
+        p = attention_weights(Q[:, c], K[:, c], scale=scale(dh))
+        O[:, c] = p @ V[:, c]
+        P.append(p)
+    return O, (x, Q, K, V, P, heads, scale)
+
+
+def attention_backward(dO, Wq, Wk, Wv, cache):
+    """(dx, dWq, dWk, dWv) of `attention_forward`, from dO, the gradient of its O."""
+    x, Q, K, V, P, heads, scale = cache
+    dh = Q.shape[1] // heads
+    dQ, dK, dV = np.zeros_like(Q), np.zeros_like(K), np.zeros_like(V)
+    for h in range(heads):
+        c, p = slice(h * dh, (h + 1) * dh), P[h]
+        dV[:, c] = p.T @ dO[:, c]
+        dp = dO[:, c] @ V[:, c].T
+        ds = p * (dp - (dp * p).sum(-1, keepdims=True)) * scale(dh)
+        dQ[:, c], dK[:, c] = ds @ K[:, c], ds.T @ Q[:, c]
+    return dQ @ Wq.T + dK @ Wk.T + dV @ Wv.T, x.T @ dQ, x.T @ dK, x.T @ dV
+
+
 def mlp_partials(X, shards, act=tanh_gelu):
     """Each GPU's partial output act(X A_i) B_i of a column-split MLP, in GPU order: their sum
     is the MLP's output (the all-reduce). `act` another activation is a classic mistake."""
@@ -147,6 +178,23 @@ def mlp_backward(X, A, B, dY, act_grad=tanh_gelu_grad, at_h=False, dB_from_z=Fal
     H = tanh_gelu(Z)
     dZ = (dY2 @ B.T) * act_grad(H if at_h else Z)
     return (dZ @ A.T).reshape(X.shape), X2.T @ dZ, (Z if dB_from_z else H).T @ dY2
+
+
+# ---- sequence parallelism: rows over GPUs ---------------------------------------------------
+
+def row_chunks(Y, n):
+    """Row chunk i of a (T, ...) array for each GPU i: rows i·T/n … (i+1)·T/n − 1, in float64."""
+    return np.split(f64(Y), n, axis=0)
+
+
+def reduce_scatter(partials):
+    """What a reduce-scatter leaves on each GPU: row chunk i of the sum of the partials."""
+    return row_chunks(sum(f64(p) for p in partials), len(partials))
+
+
+def all_gather(chunks):
+    """What an all-gather leaves on every GPU: the row chunks stacked in GPU order."""
+    return np.concatenate([f64(c) for c in chunks], axis=0)
 
 
 # ---- LayerNorm --------------------------------------------------------------------------

@@ -126,3 +126,40 @@ def test_mlp_backward_matches_finite_differences_and_its_mistake_switches():
     for mistake in ({"at_h": True}, {"dB_from_z": True}, {"act_grad": cm.erf_gelu_grad}):
         assert not all(np.allclose(a, b) for a, b in zip(cm.mlp_backward(X, A, B, dY, **mistake),
                                                         (dX, dA, dB))), mistake
+
+
+def test_attention_backward_matches_finite_differences():
+    rng = np.random.default_rng(7)
+    x, dO = rng.normal(size=(4, 6)), rng.normal(size=(4, 6))
+    W = {name: rng.normal(size=(6, 6)) for name in ("Wq", "Wk", "Wv")}
+    scale = lambda dh: 1 / math.sqrt(dh)  # noqa: E731
+    O, cache = cm.attention_forward(x, W["Wq"], W["Wk"], W["Wv"], 3, scale)
+    assert np.allclose(O, cm.attention_heads(x, W["Wq"], W["Wk"], W["Wv"], 3))
+
+    def loss(x=x, **given):
+        w = {**W, **given}
+        return float(np.sum(cm.attention_forward(x, w["Wq"], w["Wk"], w["Wv"], 3, scale)[0] * dO))
+
+    def numeric(name, value):
+        out = np.zeros_like(value)
+        for i in np.ndindex(value.shape):
+            hi, lo = value.copy(), value.copy()
+            hi[i] += 1e-6
+            lo[i] -= 1e-6
+            out[i] = (loss(**{name: hi}) - loss(**{name: lo})) / 2e-6
+        return out
+
+    grads = cm.attention_backward(dO, W["Wq"], W["Wk"], W["Wv"], cache)
+    for got, name in zip(grads, ("x", "Wq", "Wk", "Wv")):
+        assert np.allclose(got, numeric(name, x if name == "x" else W[name]), rtol=1e-5,
+                           atol=1e-7), name
+
+
+def test_sequence_collectives_split_sum_and_stack_rows():
+    partials = [np.arange(12.0).reshape(6, 2), np.ones((6, 2)), np.full((6, 2), 2.0)]
+    chunks = cm.reduce_scatter(partials)
+    assert [c.shape for c in chunks] == [(2, 2)] * 3
+    assert np.array_equal(chunks[1], [[7.0, 8.0], [9.0, 10.0]])  # rows 2-3 of the sum
+    assert np.array_equal(cm.all_gather(chunks), sum(partials))
+    assert np.array_equal(cm.all_gather(cm.row_chunks(partials[0], 2)), partials[0])
+    assert cm.row_chunks(np.arange(4), 4)[3].tolist() == [3.0]

@@ -56,20 +56,7 @@ def one_token_dots(X, shards, dY):
     return unsplit_backward(X, shards, dY)[0], grads
 
 
-# The classic mistakes, named for the learner: functions, so each is translated when used.
-
-def hint_weights_reduced():
-    return _(
-        "every GPU got the sum over GPUs of the weight gradients, Σ_j dA_j (and Σ_j dB_j). The "
-        "weights are not shared: GPU i owns A_i and B_i and nobody else uses them, so their "
-        "gradients stay on GPU i, each computed from its own shard, with no communication at all.")
-
-
-def hint_at_h():
-    return _(
-        "you evaluated GeLU′ at H_i = GeLU(Z_i). The chain rule needs the derivative at the point "
-        "where GeLU was applied: dZ_i = dH_i ⊙ GeLU′(Z_i), with Z_i = X A_i.")
-
+# The hints of mistakes both lists name: functions, so each is translated when used.
 
 def hint_erf():
     return _(
@@ -91,39 +78,10 @@ def hint_no_product_rule():
         "product rule adds a second term: ½x·(1 − tanh²u)·u′.")
 
 
-def hint_db_from_z():
-    return _(
-        "your dB_i is built from Z_i = X A_i, the input of GeLU. B_i multiplies H_i = GeLU(Z_i), so "
-        "dB_i = H_iᵀ dY (for one token, outer(H_i, dY)).")
-
-
-def hint_transposed():
-    return _(
-        "your dA_i is transposed. A gradient has the shape of what it is the gradient of: dA_i has "
-        "A_i's shape (D, F/n), dA_i = Xᵀ dZ_i (for one token, outer(X, dZ_i)).")
-
-
-def hint_dot():
-    return _(
-        "for a single token X and dZ_i are vectors, and X.T @ dZ_i is their dot product, one "
-        "number: .T does nothing to a 1-D array. The gradient needs their outer product, "
-        "np.outer(X, dZ_i), of shape (D, F/n) (and dB_i = np.outer(H_i, dY)).")
-
-
-def hint_gelu_itself():
-    return _("your gelu_grad returns GeLU(x) itself, not its derivative.")
-
-
 def backward_mistakes(X, shards, dY):
     """(hint, make (dX, grads)) for each classic mistake, in the order they are tried."""
     def parts(**mistake):
         return per_gpu(X, shards, dY, **mistake)
-
-    def no_three(z):
-        return tanh_gelu_grad(z, cube=1.0)
-
-    def no_product_rule(z):
-        return tanh_gelu_grad(z, product_rule=False)
 
     right = parts()
     grads = assemble(right)[1]
@@ -131,17 +89,30 @@ def backward_mistakes(X, shards, dY):
     found = [(hint, lambda make=make: (make(), grads))
              for hint, make in missed_sum([p[0] for p in right], total="dX")]
     found += [
-        (hint_weights_reduced(), lambda: assemble(parts(), reduce_weights=True)),
-        (hint_at_h(), lambda: assemble(parts(at_h=True))),
+        (_("every GPU got the sum over GPUs of the weight gradients, Σ_j dA_j (and Σ_j dB_j). "
+           "The weights are not shared: GPU i owns A_i and B_i and nobody else uses them, so "
+           "their gradients stay on GPU i, each computed from its own shard, with no "
+           "communication at all."), lambda: assemble(parts(), reduce_weights=True)),
+        (_("you evaluated GeLU′ at H_i = GeLU(Z_i). The chain rule needs the derivative at the "
+           "point where GeLU was applied: dZ_i = dH_i ⊙ GeLU′(Z_i), with Z_i = X A_i."),
+         lambda: assemble(parts(at_h=True))),
         (hint_erf(), lambda: assemble(parts(act_grad=erf_gelu_grad))),
-        (hint_no_three(), lambda: assemble(parts(act_grad=no_three))),
-        (hint_no_product_rule(), lambda: assemble(parts(act_grad=no_product_rule))),
-        (hint_db_from_z(), lambda: assemble(parts(dB_from_z=True))),
-        (hint_transposed(), lambda: transposed(X, shards, dY)),
+        (hint_no_three(), lambda: assemble(parts(act_grad=lambda z: tanh_gelu_grad(z, cube=1.0)))),
+        (hint_no_product_rule(),
+         lambda: assemble(parts(act_grad=lambda z: tanh_gelu_grad(z, product_rule=False)))),
+        (_("your dB_i is built from Z_i = X A_i, the input of GeLU. B_i multiplies H_i = "
+           "GeLU(Z_i), so dB_i = H_iᵀ dY (for one token, outer(H_i, dY))."),
+         lambda: assemble(parts(dB_from_z=True))),
+        (_("your dA_i is transposed. A gradient has the shape of what it is the gradient of: "
+           "dA_i has A_i's shape (D, F/n), dA_i = Xᵀ dZ_i (for one token, outer(X, dZ_i))."),
+         lambda: transposed(X, shards, dY)),
     ]
     width = {np.shape(a)[1] for a, _b in shards}
     if np.ndim(X) == 1 and width == {np.shape(X)[0]}:
-        found.append((hint_dot(), lambda: one_token_dots(X, shards, dY)))
+        found.append((_("for a single token X and dZ_i are vectors, and X.T @ dZ_i is their dot "
+                        "product, one number: .T does nothing to a 1-D array. The gradient needs "
+                        "their outer product, np.outer(X, dZ_i), of shape (D, F/n) (and dB_i = "
+                        "np.outer(H_i, dY))."), lambda: one_token_dots(X, shards, dY)))
     return found
 
 
@@ -150,7 +121,7 @@ def gelu_grad_mistakes(x):
     return [(hint_erf(), lambda: erf_gelu_grad(x)),
             (hint_no_product_rule(), lambda: tanh_gelu_grad(x, product_rule=False)),
             (hint_no_three(), lambda: tanh_gelu_grad(x, cube=1.0)),
-            (hint_gelu_itself(), lambda: tanh_gelu(x))]
+            (_("your gelu_grad returns GeLU(x) itself, not its derivative."), lambda: tanh_gelu(x))]
 
 
 # Relative to the largest magnitude in the whole expected (dX, grads): a float32 implementation

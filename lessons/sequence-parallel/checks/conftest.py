@@ -7,23 +7,11 @@ import numpy as np
 import pytest
 
 from lessonkit.checking import expect_close, fail
-from lessonkit.checkmath import erf_gelu, f64, layernorm, mlp_example, mlp_partials, tanh_gelu
+from lessonkit.checkmath import (all_gather, erf_gelu, f64, layernorm, mlp_example, mlp_partials,
+                                 reduce_scatter, row_chunks, tanh_gelu)
 from lessonkit.i18n import _
 
 GIB = 2.0**30
-
-
-def chunk_rows(Y, n):
-    """Row chunk i of Y for each GPU i: the rows i*T/n ... (i+1)*T/n - 1."""
-    return np.split(f64(Y), n, axis=0)
-
-
-def reduce_scatter(partials):
-    return chunk_rows(sum(f64(p) for p in partials), len(partials))
-
-
-def all_gather(chunks):
-    return np.concatenate([f64(c) for c in chunks], axis=0)
 
 
 def sp_block(X_chunks, gamma, beta, shards, residual=1.0, norm=True, act=tanh_gelu,
@@ -33,7 +21,7 @@ def sp_block(X_chunks, gamma, beta, shards, residual=1.0, norm=True, act=tanh_ge
     X = all_gather(X_chunks[::order])
     Z = layernorm(X, gamma, beta, **(ln or {})) if norm else X
     out = reduce_scatter(mlp_partials(Z, shards, act))
-    skip = chunk_rows(Z, len(X_chunks)) if residual_of_normalised else X_chunks
+    skip = row_chunks(Z, len(X_chunks)) if residual_of_normalised else X_chunks
     return [o + residual * f64(x) for o, x in zip(out, skip)]
 
 
@@ -41,7 +29,7 @@ def sp_block_own_partials(X_chunks, gamma, beta, shards):
     """GPU i keeps chunk i of its own partial only: the reduce of the reduce-scatter skipped."""
     n = len(X_chunks)
     parts = mlp_partials(layernorm(all_gather(X_chunks), gamma, beta), shards)
-    return [chunk_rows(p, n)[i] + f64(x) for i, (p, x) in enumerate(zip(parts, X_chunks))]
+    return [row_chunks(p, n)[i] + f64(x) for i, (p, x) in enumerate(zip(parts, X_chunks))]
 
 
 def sp_block_all_reduce(X_chunks, gamma, beta, shards):
@@ -63,15 +51,11 @@ def activation_bytes(s, b, h, a, t=1, sp=False, recompute="none", gemm_term=None
 
 @pytest.fixture
 def ref():
-    """The correct functions and the usual wrong ones, to compute expectations and hints.
-    The lesson's own live here, in checks/, which learner code cannot reach where it runs apart
-    from the grader (docs/threat-model.md); LayerNorm and GeLU are lessonkit.checkmath's, public formulas."""
-    return SimpleNamespace(reduce_scatter=reduce_scatter, all_gather=all_gather,
-                           chunk_rows=chunk_rows, layernorm=layernorm, gelu=tanh_gelu,
-                           erf_gelu=erf_gelu, sp_block=sp_block,
-                           sp_block_all_reduce=sp_block_all_reduce,
-                           sp_block_own_partials=sp_block_own_partials,
-                           activation_bytes=activation_bytes, GIB=GIB)
+    """This module's names: the correct functions and the usual wrong ones, to compute
+    expectations and hints. The lesson's own live here, in checks/, which learner code cannot
+    reach where it runs apart from the grader (docs/threat-model.md); LayerNorm and GeLU are
+    lessonkit.checkmath's, public formulas."""
+    return SimpleNamespace(**globals())
 
 
 @pytest.fixture

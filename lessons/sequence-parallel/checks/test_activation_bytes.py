@@ -1,7 +1,8 @@
 """Checks of activation_bytes(s, b, h, a, t, sp, recompute): the paper's memory formula."""
 import pytest
 
-from lessonkit.checking import call, expect_close, expect_raises, fail
+from lessonkit.checking import call, expect_close, expect_raises
+from lessonkit.checkmath import gpu_count
 from lessonkit.i18n import _
 
 RTOL = 1e-9  # the formula is exact; only floating-point rounding may differ
@@ -42,11 +43,11 @@ def mistakes(ref, s, b, h, a, t, sp, recompute):
     ]
 
 
-def check(solution, ref, s, b, h, a, t, sp, recompute):
-    c = call(solution, "activation_bytes", s, b, h, a, t, sp, recompute)
-    expected = ref.activation_bytes(s, b, h, a, t, sp, recompute)
-    expect_close(c, expected, rtol=RTOL, atol=0.0,
-                 mistakes=mistakes(ref, s, b, h, a, t, sp, recompute))
+def check(solution, ref, s, b, h, a, *rest):
+    """`rest`: t, sp and recompute, or none of them (the defaults: 1, False, "none")."""
+    c = call(solution, "activation_bytes", s, b, h, a, *rest)
+    expect_close(c, ref.activation_bytes(s, b, h, a, *rest), rtol=RTOL, atol=0.0,
+                 mistakes=mistakes(ref, s, b, h, a, *(rest or (1, False, "none"))))
 
 
 @pytest.mark.parametrize("t,sp,recompute", [
@@ -63,10 +64,7 @@ def test_gpt3(solution, ref, t, sp, recompute):
 
 def test_defaults(solution, ref):
     """activation_bytes(s, b, h, a) with the defaults is one GPU without SP or recomputation: s·b·h·(34 + 5·a·s/h)"""
-    c = call(solution, "activation_bytes", 1024, 4, 4096, 32)
-    expected = ref.activation_bytes(1024, 4, 4096, 32)
-    expect_close(c, expected, rtol=RTOL, atol=0.0,
-                 mistakes=mistakes(ref, 1024, 4, 4096, 32, 1, False, "none"))
+    check(solution, ref, 1024, 4, 4096, 32)
 
 
 @pytest.mark.parametrize("s,b,h,a,t,sp,recompute", [
@@ -97,6 +95,6 @@ def test_fresh_sizes(solution, ref, fresh):
     for _case in range(4):
         a = int(2 ** fresh.integers(2, 8))
         s, b, h = int(256 * fresh.integers(1, 17)), int(fresh.integers(1, 9)), a * int(64 * fresh.integers(1, 4))
-        t = int(2 ** fresh.integers(0, 5))
+        t = gpu_count(fresh, 16)
         check(solution, ref, s, b, h, a, t, bool(fresh.integers(2)),
               ("none", "selective")[int(fresh.integers(2))])

@@ -8,8 +8,6 @@ from lessonkit.i18n import _
 # Relative to the output's size: float32 (~1e-6) passes; eps outside the square root, the
 # sample variance and a missing eps are each far outside it on the inputs below.
 RTOL = 1e-5
-
-
 TOLERANCE = dict(rtol=RTOL, atol=RTOL)  # rtol is relative to the largest entry of the result
 
 
@@ -40,9 +38,8 @@ def mistakes(ref, x, gamma, beta, eps):
 
 def check(solution, ref, x, gamma, beta, *eps):
     c = call(solution, "layernorm", x, gamma, beta, *eps)
-    expected = ref.layernorm(x, gamma, beta, *eps)
-    expect_close(c, expected, **TOLERANCE, mistakes=mistakes(ref, x, gamma, beta,
-                                                                       *(eps or (1e-5,))))
+    expect_close(c, ref.layernorm(x, gamma, beta, *eps), **TOLERANCE,
+                 mistakes=mistakes(ref, x, gamma, beta, *(eps or (1e-5,))))
 
 
 def test_worked_example(solution, ref):

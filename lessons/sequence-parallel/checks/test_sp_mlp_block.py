@@ -3,13 +3,12 @@ import numpy as np
 import pytest
 
 from lessonkit.checking import call, expect_unchanged
+from lessonkit.checkmath import gpu_count, mlp_shards
 from lessonkit.i18n import _
 
 # Relative to the output's size: float32 arithmetic (~1e-6) passes; the erf GeLU (>= 1e-4)
 # and every misplaced residual do not.
 RTOL = 2e-5
-
-
 TOLERANCE = dict(rtol=RTOL, atol=RTOL)  # rtol is relative to the largest entry of the result
 
 
@@ -54,15 +53,13 @@ def random_problem(rng, T, D, widths):
     anywhere to be remembered, so only a block that works from its arguments gets it right."""
     n = len(widths)
     X_chunks = [rng.normal(size=(T // n, D)) for _gpu in range(n)]
-    shards = [(rng.normal(0.0, 1.0 / np.sqrt(D), size=(D, w)),
-               rng.normal(0.0, 1.0 / np.sqrt(w), size=(w, D))) for w in widths]
+    shards = mlp_shards(rng, D, widths)
     return X_chunks, rng.normal(1.0, 0.3, size=D), rng.normal(0.0, 0.3, size=D), shards
 
 
 def check(solution, ref, expect_chunks, X_chunks, gamma, beta, shards):
     c = call(solution, "sp_mlp_block", X_chunks, gamma, beta, shards)
-    expected = ref.sp_block(X_chunks, gamma, beta, shards)
-    expect_chunks(c, expected, **TOLERANCE,
+    expect_chunks(c, ref.sp_block(X_chunks, gamma, beta, shards), **TOLERANCE,
                   mistakes=mistakes(ref, X_chunks, gamma, beta, shards))
 
 
@@ -96,7 +93,7 @@ def test_inputs_unchanged(solution):
 
 def test_fresh_block(solution, ref, expect_chunks, fresh):
     """sp_mlp_block gives GPU i chunk i of X + GeLU(LayerNorm(X) A) B for a block drawn afresh on every run"""
-    n = int(2 ** fresh.integers(0, 4))
+    n = gpu_count(fresh, 8)
     T, D = n * int(fresh.integers(1, 4)), int(fresh.integers(2, 9))
     widths = [int(w) for w in fresh.integers(1, 5, size=n)]
     check(solution, ref, expect_chunks, *random_problem(fresh, T, D, widths))

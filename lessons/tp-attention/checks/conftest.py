@@ -31,10 +31,10 @@ def partials(X, shards, n_heads, causal=True):
 
 @pytest.fixture
 def ref():
-    """The correct functions and the usual wrong ones, to compute expectations and hints.
-    All live here, in checks/, which learner code cannot reach where it runs apart from the
-    grader (docs/threat-model.md), so a solution cannot borrow their answers."""
-    return SimpleNamespace(attention=attention, tp=tp, partials=partials)
+    """This module's names: the correct functions and the usual wrong ones, to compute
+    expectations and hints. All live here, in checks/, which learner code cannot reach where it
+    runs apart from the grader (docs/threat-model.md), so a solution cannot borrow their answers."""
+    return SimpleNamespace(**globals())
 
 
 def expect_output(c, expected, mistakes, hides_self=None):

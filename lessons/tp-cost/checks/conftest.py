@@ -109,15 +109,11 @@ def step_mistakes():
     ]
 
 
-def check_number(c, expected, make_wrong, table, *, rtol=RTOL):
-    """expect_close on one returned number, the hints of `table` computed by make_wrong(**kw)."""
-    got = expect_close(c, expected, rtol=rtol, atol=0.0,
-                       mistakes=[(hint, (lambda kw=kw: make_wrong(**kw))) for hint, kw in table])
-    return got
-
-
-def expect_float(c):
-    """A result of these functions is a float: a Python float or numpy's float scalar."""
+def expect_model(c, formula, args, table=()):
+    """The number call `c` returned is formula(*args), a float (a Python float or numpy's float
+    scalar), with the hint of each (hint, kw) of `table` where it is formula(*args, **kw)."""
+    expect_close(c, formula(*args), rtol=RTOL, atol=0.0,
+                 mistakes=[(hint, (lambda kw=kw: formula(*args, **kw))) for hint, kw in table])
     ok = isinstance(c.got, float) or (isinstance(c.got, np.ndarray) and c.got.ndim == 0
                                       and c.dtypes and all(d.startswith("float") for d in c.dtypes))
     if not ok:
@@ -129,41 +125,22 @@ def expect_float(c):
 
 @pytest.fixture
 def model():
-    """The correct model and its wrong versions, to compute expectations and hints. All live
-    here, in checks/, which learner code cannot reach where it runs apart from the grader
-    (docs/threat-model.md), so a solution cannot borrow their answers."""
-    return SimpleNamespace(ring_bytes=ring_bytes, allreduce_time=allreduce_time, flops=flops,
-                           layer_time=layer_time, speedup=speedup, best=best, degrees=degrees,
-                           comm_mistakes=comm_mistakes, step_mistakes=step_mistakes,
-                           check_number=check_number, expect_float=expect_float, D2=D2, GB=GB,
-                           TIE_ALL=TIE_ALL, TIE_TWO=TIE_TWO)
+    """This module's names: the correct model and its wrong versions, to compute expectations
+    and hints. All live here, in checks/, which learner code cannot reach where it runs apart
+    from the grader (docs/threat-model.md), so a solution cannot borrow their answers."""
+    return SimpleNamespace(**globals())
 
 
 @pytest.fixture
-def rng(fresh):
-    """The run's `fresh` generator: new arguments on every Run, so that no table of answers
-    passes (a fixed seed where golden reports are written and compared)."""
-    return fresh
-
-
-@pytest.fixture
-def draw(rng):
-    """Realistic random arguments: a layer (b, s, h), a GPU and a link."""
-    def layer():
-        return (int(rng.integers(1, 17)), int(rng.choice([128, 256, 512, 1024, 2048, 4096])),
-                int(128 * rng.integers(4, 97)))
-
-    def gpu_flops():
-        return float(rng.uniform(10e12, 1000e12))
-
-    def bus():
-        return float(rng.uniform(5.0, 900.0))
-
-    def latency():
-        return float(rng.uniform(1e-6, 50e-6))
-
-    def n():
-        return int(rng.integers(2, 65))
-
-    return SimpleNamespace(layer=layer, gpu_flops=gpu_flops, bus=bus, latency=latency, n=n,
-                           size=lambda: float(rng.uniform(1e3, 1e9)), rng=rng)
+def draw(fresh):
+    """Realistic random arguments: a layer (b, s, h), a GPU and a link, drawn from the run's
+    `fresh` generator: new on every Run, so that no table of answers passes."""
+    rng = fresh
+    return SimpleNamespace(
+        layer=lambda: (int(rng.integers(1, 17)), int(rng.choice([128, 256, 512, 1024, 2048, 4096])),
+                       int(128 * rng.integers(4, 97))),
+        gpu_flops=lambda: float(rng.uniform(10e12, 1000e12)),
+        bus=lambda: float(rng.uniform(5.0, 900.0)),
+        latency=lambda: float(rng.uniform(1e-6, 50e-6)),
+        n=lambda: int(rng.integers(2, 65)),
+        size=lambda: float(rng.uniform(1e3, 1e9)), rng=rng)

@@ -7,9 +7,7 @@ from lessonkit.checking import call
 def check(solution, model, b, s, h, t, g, bus, *rest):
     c = call(solution, "tp_layer_seconds", b, s, h, t, g, bus, *rest)
     lat, bpe = (list(rest) + [0.0, 2][len(rest):])[:2]
-    model.check_number(c, model.layer_time(b, s, h, t, g, bus, lat, bpe),
-                       lambda **kw: model.layer_time(b, s, h, t, g, bus, lat, bpe, **kw), model.step_mistakes())
-    model.expect_float(c)
+    model.expect_model(c, model.layer_time, (b, s, h, t, g, bus, lat, bpe), model.step_mistakes())
 
 
 @pytest.mark.parametrize("t", [2, 4, 8], ids=lambda t: f"t={t}")

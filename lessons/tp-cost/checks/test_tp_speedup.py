@@ -6,12 +6,8 @@ from lessonkit.checking import call
 
 def check(solution, model, b, s, h, t, g, bus, *latency):
     c = call(solution, "tp_speedup", b, s, h, t, g, bus, *latency)
-    lat = latency[0] if latency else 0.0
-    got = model.check_number(c, model.speedup(b, s, h, t, g, bus, lat),
-                             lambda **kw: model.speedup(b, s, h, t, g, bus, lat, **kw),
-                             model.step_mistakes())
-    model.expect_float(c)
-    return got
+    model.expect_model(c, model.speedup, (b, s, h, t, g, bus, latency[0] if latency else 0.0),
+                       model.step_mistakes())
 
 
 @pytest.mark.parametrize("t", [2, 4, 8], ids=lambda t: f"t={t}")

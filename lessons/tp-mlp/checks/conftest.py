@@ -24,11 +24,11 @@ def gelu_after_sum(X, shards):
 
 @pytest.fixture
 def ref():
-    """The correct functions and the usual wrong ones, to compute expectations and hints.
-    The lesson's own live here, in checks/, which learner code cannot reach where it runs apart
-    from the grader (docs/threat-model.md); GeLU and ReLU are lessonkit.checkmath's, public formulas."""
-    return SimpleNamespace(gelu=tanh_gelu, erf_gelu=erf_gelu, relu=relu, mlp=mlp_from_shards,
-                           partials=partials, gelu_after_sum=gelu_after_sum)
+    """This module's names: the correct functions and the usual wrong ones, to compute
+    expectations and hints. The lesson's own live here, in checks/, which learner code cannot
+    reach where it runs apart from the grader (docs/threat-model.md); GeLU and ReLU are
+    lessonkit.checkmath's, public formulas."""
+    return SimpleNamespace(**globals())
 
 
 @pytest.fixture

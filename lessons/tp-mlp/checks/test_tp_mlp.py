@@ -30,15 +30,15 @@ def mistakes(ref, X, shards):
            "not the sum of GeLUs, which is why A is split by columns."),
          lambda: ref.gelu_after_sum(X, shards)),
         (_("your result matches the exact erf GeLU; use the tanh approximation (see gelu's "
-           "checks)."), lambda: ref.mlp(X, shards, act=ref.erf_gelu)),
+           "checks)."), lambda: ref.mlp_from_shards(X, shards, act=ref.erf_gelu)),
         (_("your result matches ReLU in place of GeLU."),
-         lambda: ref.mlp(X, shards, act=ref.relu)),
+         lambda: ref.mlp_from_shards(X, shards, act=ref.relu)),
     ]
 
 
 def check(solution, ref, X, shards):
     c = call(solution, "tp_mlp", X, shards)
-    expected = ref.mlp(X, shards)
+    expected = ref.mlp_from_shards(X, shards)
     expect_close(c, expected, **tolerance(expected), mistakes=mistakes(ref, X, shards))
 
 

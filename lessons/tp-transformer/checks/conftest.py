@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 
 from lessonkit.checking import fail
-from lessonkit.checkmath import (attention_weights, f64, layernorm_backward, layernorm_forward,
-                                 mlp_backward, tanh_gelu)
+from lessonkit.checkmath import (all_gather, attention_backward, attention_forward, f64,
+                                 layernorm_backward, layernorm_forward, mlp_backward, row_chunks,
+                                 tanh_gelu)
 from lessonkit.i18n import _
 
 LN_KEYS = ("ln1_g", "ln1_b", "ln2_g", "ln2_b")
@@ -21,32 +22,6 @@ KEYS = ("ln1_g", "ln1_b", "Wq", "Wk", "Wv", "Wo", "ln2_g", "ln2_b", "A", "B")
 # Relative to the largest entry of the expected result: float32 arithmetic (~1e-6) passes,
 # every classic mistake (>= 1e-2 here) does not.
 TOL = dict(rtol=2e-4, atol=1e-7)
-
-
-def attn_f(x, Wq, Wk, Wv, heads, scale):
-    """Causal attention over `heads` heads of equal width; scores times `scale(d_head)`."""
-    dh = Wq.shape[1] // heads
-    Q, K, V = x @ Wq, x @ Wk, x @ Wv
-    O, P = np.zeros_like(Q), []
-    for h in range(heads):
-        c = slice(h * dh, (h + 1) * dh)
-        p = attention_weights(Q[:, c], K[:, c], scale=scale(dh))
-        O[:, c] = p @ V[:, c]
-        P.append(p)
-    return O, (x, Q, K, V, P, heads, scale)
-
-
-def attn_b(dO, Wq, Wk, Wv, cache):
-    x, Q, K, V, P, heads, scale = cache
-    dh = Q.shape[1] // heads
-    dQ, dK, dV = np.zeros_like(Q), np.zeros_like(K), np.zeros_like(V)
-    for h in range(heads):
-        c, p = slice(h * dh, (h + 1) * dh), P[h]
-        dV[:, c] = p.T @ dO[:, c]
-        dp = dO[:, c] @ V[:, c].T
-        ds = p * (dp - (dp * p).sum(-1, keepdims=True)) * scale(dh)
-        dQ[:, c], dK[:, c] = ds @ K[:, c], ds.T @ Q[:, c]
-    return dQ @ Wq.T + dK @ Wk.T + dV @ Wv.T, x.T @ dQ, x.T @ dK, x.T @ dV
 
 
 # ---- n simulated GPUs ------------------------------------------------------------------------
@@ -69,13 +44,9 @@ def shard(params, n, n_heads, how=None):
     return out
 
 
-def rows(a, n):
-    return np.split(f64(a), n)
-
-
 def layout(full, n, sp):
     """A whole (T, D) array as n ranks hold it: row chunks with sp, copies without."""
-    return rows(full, n) if sp else [f64(full) for _ in range(n)]
+    return row_chunks(full, n) if sp else [f64(full) for _ in range(n)]
 
 
 def run_block(X, shards, n_heads, sp, dZ=None, residual=1, own_partial=False,
@@ -88,16 +59,16 @@ def run_block(X, shards, n_heads, sp, dZ=None, residual=1, own_partial=False,
     n = len(shards)
     k = 1 if one_head else n_heads // n
     sc = scale or (lambda dh: 1 / math.sqrt(dh))
-    gather = (lambda xs: [np.concatenate(xs)] * n) if sp else (lambda xs: xs)
+    gather = (lambda xs: [all_gather(xs)] * n) if sp else (lambda xs: xs)
 
     def reduce(parts):
         totals = parts if own_partial else [sum(parts)] * n
-        return [rows(t, n)[i] for i, t in enumerate(totals)] if sp else totals
+        return [row_chunks(t, n)[i] for i, t in enumerate(totals)] if sp else totals
 
     X = [f64(x) for x in X]
     ln1 = [layernorm_forward(x, s["ln1_g"], s["ln1_b"]) for x, s in zip(X, shards)]
     H = gather([y for y, _ in ln1])
-    att = [attn_f(h, s["Wq"], s["Wk"], s["Wv"], k, sc) for h, s in zip(H, shards)]
+    att = [attention_forward(h, s["Wq"], s["Wk"], s["Wv"], k, sc) for h, s in zip(H, shards)]
     Y = [residual * x + a for x, a in zip(X, reduce([O @ s["Wo"] for (O, _), s in zip(att, shards)]))]
     ln2 = [layernorm_forward(y, s["ln2_g"], s["ln2_b"]) for y, s in zip(Y, shards)]
     H2 = gather([y for y, _ in ln2])
@@ -120,7 +91,7 @@ def run_block(X, shards, n_heads, sp, dZ=None, residual=1, own_partial=False,
     dH = []
     for i, s in enumerate(shards):
         g[i]["Wo"] = att[i][0].T @ dYf[i]
-        dh, g[i]["Wq"], g[i]["Wk"], g[i]["Wv"] = attn_b(dYf[i] @ s["Wo"].T, s["Wq"], s["Wk"], s["Wv"], att[i][1])
+        dh, g[i]["Wq"], g[i]["Wk"], g[i]["Wv"] = attention_backward(dYf[i] @ s["Wo"].T, s["Wq"], s["Wk"], s["Wv"], att[i][1])
         dH.append(dh)
     dH = reduce(dH)
     dX = []
@@ -166,11 +137,6 @@ def train(blocks, X, target, n, n_heads, steps, lr, sp, how=None, sgd_rank0=Fals
     return losses
 
 
-def expected_shards(full_grads, n, n_heads):
-    """Rank i's share of the one-device gradients (the LayerNorm ones whole on every rank)."""
-    return shard(full_grads, n, n_heads)
-
-
 # ---- problems --------------------------------------------------------------------------------
 def random_params(rng, D, F, scale=1.0):
     """A block's parameters, weights ~ N(0, 1/fan_in) (times `scale`)."""
@@ -195,17 +161,8 @@ def worked_example():
 
 @pytest.fixture
 def ref():
-    """The checks' own math and the classic wrong versions, as one namespace."""
-    return SimpleNamespace(shard=shard, run_block=run_block, one_device=one_device, train=train,
-                           layout=layout, rows=rows, random_params=random_params,
-                           worked_example=worked_example, expected_shards=expected_shards,
-                           KEYS=KEYS, LN_KEYS=LN_KEYS, TOL=TOL)
-
-
-@pytest.fixture
-def counts():
-    """counts(c_text, got, expected, mistakes) fails unless the collectives match exactly."""
-    return expect_counts
+    """This module's names: the checks' own math and the classic wrong versions."""
+    return SimpleNamespace(**globals())
 
 
 def expect_counts(what, got, expected, explain=()):

@@ -37,7 +37,7 @@ def mistakes(ref, X, shards, n_heads, sp):
     return found
 
 
-def check(solution, ref, counts, X_full, params, n_heads, n, sp):
+def check(solution, ref, X_full, params, n_heads, n, sp):
     X = ref.layout(X_full, n, sp)
     shards = ref.shard(params, n, n_heads)
     c = call(solution, "tpharness.forward", X, shards, n_heads, sp)
@@ -46,7 +46,7 @@ def check(solution, ref, counts, X_full, params, n_heads, n, sp):
     expect_close(c, ref.layout(Z_full, n, sp), **ref.TOL, part=0, what=what,
                  labels=[_("rank {i}'s Z", i=i) for i in range(n)],
                  mistakes=mistakes(ref, X, shards, n_heads, sp))
-    counts(what, c.got[1], forward_counts(sp), [
+    ref.expect_counts(what, c.got[1], forward_counts(sp), [
         ({"all_reduce": 2}, _("with sp the all-reduce becomes a reduce-scatter (after Wo and "
                               "after B) and an all-gather (after each LayerNorm).")),
         ({"all_gather": 2, "reduce_scatter": 2, "all_reduce": 2},
@@ -55,10 +55,10 @@ def check(solution, ref, counts, X_full, params, n_heads, n, sp):
 
 
 @pytest.mark.parametrize("sp", SP, ids=SP_IDS)
-def test_worked_example(solution, ref, counts, sp):
+def test_worked_example(solution, ref, sp):
     """block_forward gives the lesson's example on two GPUs, with two collectives per direction"""
     params, X = ref.worked_example()
-    check(solution, ref, counts, X, params, 2, 2, sp)
+    check(solution, ref, X, params, 2, 2, sp)
 
 
 SIZES = [(4, 8, 2, 16, 1), (4, 8, 4, 16, 2), (6, 12, 6, 12, 3), (8, 16, 8, 32, 4), (8, 16, 8, 16, 8)]
@@ -66,9 +66,9 @@ SIZES = [(4, 8, 2, 16, 1), (4, 8, 4, 16, 2), (6, 12, 6, 12, 3), (8, 16, 8, 32, 4
 
 @pytest.mark.parametrize("sp", SP, ids=SP_IDS)
 @pytest.mark.parametrize("T,D,heads,F,n", SIZES, ids=[f"T={t} D={d} heads={h} F={f} n={n}" for t, d, h, f, n in SIZES])
-def test_random_blocks(solution, ref, counts, fresh, T, D, heads, F, n, sp):
+def test_random_blocks(solution, ref, fresh, T, D, heads, F, n, sp):
     """block_forward equals the one-device block, in the layout of X"""
-    check(solution, ref, counts, fresh.normal(size=(T, D)), ref.random_params(fresh, D, F), heads, n, sp)
+    check(solution, ref, fresh.normal(size=(T, D)), ref.random_params(fresh, D, F), heads, n, sp)
 
 
 @pytest.mark.parametrize("sp", SP, ids=SP_IDS)

@@ -26,7 +26,7 @@ CASES = [(1, False), (2, False), (4, False), (2, True), (4, True)]
 
 
 @pytest.mark.parametrize("n,sp", CASES, ids=[f"n={n}{' sp' if sp else ''}" for n, sp in CASES])
-def test_matches_one_device(solution, ref, counts, fresh, n, sp):
+def test_matches_one_device(solution, ref, fresh, n, sp):
     """train_tp's losses lie on the one-device curve, with steps·L·(forward + backward) collectives"""
     blocks, X, target = problem(ref, fresh)
     c = call(solution, "tpharness.train", blocks, X, target, n, HEADS, STEPS, LR, sp)
@@ -61,7 +61,7 @@ def test_matches_one_device(solution, ref, counts, fresh, n, sp):
     for one in c.got[1]:
         for k, v in dict(one).items():
             total[k] = total.get(k, 0) + int(v)
-    counts(what, total, run_counts(n, sp), [])
+    ref.expect_counts(what, total, run_counts(n, sp), [])
 
 
 def test_inputs_unchanged(solution, ref):

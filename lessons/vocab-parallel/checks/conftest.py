@@ -28,12 +28,18 @@ def embedding(ids, shards):
     return np.concatenate(f64(shards))[np.asarray(ids)]
 
 
-def embedding_shares(ids, shards):
-    """Y_i, GPU i's masked lookup (zeros for the ids it does not own): its share of E[ids]."""
+def owns(ids, rank, size):
+    """Which of `ids` GPU `rank` owns, each GPU holding `size` of them."""
+    return (ids >= rank * size) & (ids < (rank + 1) * size)
+
+
+def embedding_shares(ids, shards, index_global=False):
+    """Y_i, GPU i's masked lookup (zeros for the ids it does not own): its share of E[ids];
+    `index_global` indexes the shard with the global id (clipped to it), the classic mistake."""
     ids, shards = np.asarray(ids), f64(shards)
     size = len(shards[0])
-    return [np.where(((ids >= r * size) & (ids < (r + 1) * size))[:, None],
-                     s[out_of_shard(ids - r * size, size, "clip")], 0.0)
+    return [np.where(owns(ids, r, size)[:, None],
+                     s[out_of_shard(ids if index_global else ids - r * size, size, "clip")], 0.0)
             for r, s in enumerate(shards)]
 
 
@@ -55,13 +61,7 @@ def embedding_no_mask(ids, shards, mode):
 
 def embedding_global_index(ids, shards):
     """Masked, but the shard indexed with the global id (clipped to the shard)."""
-    ids, shards = np.asarray(ids), f64(shards)
-    size = len(shards[0])
-    out = 0.0
-    for r, s in enumerate(shards):
-        owned = (ids >= r * size) & (ids < (r + 1) * size)
-        out = out + np.where(owned[:, None], s[out_of_shard(ids, size, "clip")], 0.0)
-    return out
+    return sum(embedding_shares(ids, shards, index_global=True))
 
 
 # --- the loss ------------------------------------------------------------------------------
@@ -95,8 +95,7 @@ def loss_target_not_masked(shards, targets, other):
     w = shards[0].shape[1]
     picked = 0.0
     for r, s in enumerate(shards):
-        owned = (targets >= r * w) & (targets < (r + 1) * w)
-        col = np.where(owned, targets - r * w, 0 if other == "zero" else targets % w)
+        col = np.where(owns(targets, r, w), targets - r * w, 0 if other == "zero" else targets % w)
         picked = picked + s[np.arange(len(targets)), col]
     return loss(shards, targets) + target_logit(shards, targets) - picked
 
@@ -115,43 +114,31 @@ def split(full, n):
     return np.stack(np.split(full, n, axis=1))
 
 
-def grad(shards, targets):
-    """GPU i's slice of softmax(z) - onehot(target), stacked: shape (n, T, V/n)."""
-    p = softmax(shards)
+def grad(shards, targets, p=None):
+    """GPU i's slice of p - onehot(target), stacked: shape (n, T, V/n); p is softmax(z) unless
+    a classic mistake's probabilities are given."""
+    p = softmax(shards) if p is None else p
     return split(p - onehot(targets, p.shape[1]), len(shards))
 
 
 def grad_local_softmax(shards, targets):
     """Each GPU normalises over its own slice only."""
-    shards = f64(shards)
-    p = np.concatenate([np.exp(x - x.max(axis=1, keepdims=True))
-                        / np.exp(x - x.max(axis=1, keepdims=True)).sum(axis=1, keepdims=True)
-                        for x in shards], axis=1)
-    return split(p - onehot(targets, p.shape[1]), len(shards))
+    return grad(shards, targets, np.concatenate([softmax_rows(x) for x in shards], axis=1))
 
 
 def grad_local_max(shards, targets):
     """exp(z - own max) divided by the sum of every GPU's exp(z - own max)."""
-    shards = f64(shards)
-    e = [np.exp(x - x.max(axis=1, keepdims=True)) for x in shards]
+    e = [np.exp(x - x.max(axis=1, keepdims=True)) for x in f64(shards)]
     total = sum(x.sum(axis=1, keepdims=True) for x in e)
-    p = np.concatenate([x / total for x in e], axis=1)
-    return split(p - onehot(targets, p.shape[1]), len(shards))
+    return grad(shards, targets, np.concatenate([x / total for x in e], axis=1))
 
 
 @pytest.fixture
 def ref():
-    """The correct functions and the classic wrong ones, expect_close_range and call_lookup.
-    All live in the checks folder, which learner code cannot reach where it runs apart from the
-    grader (docs/threat-model.md), so a solution cannot borrow their answers."""
-    return SimpleNamespace(
-        owned_range=owned_range, embedding=embedding, embedding_shares=embedding_shares,
-        embedding_no_mask=embedding_no_mask,
-        embedding_global_index=embedding_global_index, loss=loss, loss_local_max=loss_local_max,
-        loss_max_not_added=loss_max_not_added, loss_target_not_masked=loss_target_not_masked,
-        softmax=softmax, onehot=onehot, split=split,
-        grad=grad, grad_local_softmax=grad_local_softmax, grad_local_max=grad_local_max,
-        expect_close_range=expect_close_range, call_lookup=call_lookup)
+    """This module's names: the correct functions and the classic wrong ones, expect_close_range and
+    call_lookup. All live in the checks folder, which learner code cannot reach where it runs
+    apart from the grader (docs/threat-model.md), so a solution cannot borrow their answers."""
+    return SimpleNamespace(**globals())
 
 
 def call_lookup(solution, name, *args):
@@ -178,11 +165,6 @@ def call_lookup(solution, name, *args):
             "shard. E_shards[i] holds only rows start..end-1 of the table: mask the ids GPU i "
             "does not own (they contribute zeros), and look up id - start for the ones it "
             "does.")) from None
-
-
-@pytest.fixture
-def lookup():
-    return call_lookup
 
 
 def range_note(solution, V, n):
