@@ -39,3 +39,31 @@ export function gpuCard({ i, label, note, testid = `gpu-${i}` }, ...body) {
   return h("article", { class: `tpw-gpu gpu-${i}`, "aria-label": label, "data-testid": testid },
     h("h5", {}, h("span", { class: "tpw-gpu-badge" }, label), " ", note ? h("span", { class: "tpw-owns" }, note) : null), body);
 }
+
+/** The line shown instead of results while an entry is unreadable (its message is by the entry). */
+export function blocked(text) {
+  return h("p", { class: "tpw-blocked", "data-testid": "blocked" }, text);
+}
+
+/** "label ≈ value": a labelled result, `value` in an <output> (`testid` for the tests). */
+export function labelled(label, rel, value, { testid } = {}) {
+  return h("p", { class: "tpw-line" }, h("span", { class: "tpw-label" }, label), rel, h("output", { "data-testid": testid }, value));
+}
+
+/**
+ * A table of results: `caption`, `head` (column headings; null: an empty corner cell) and
+ * `rows`, each [row heading, ...cells] (with `rowHeads: false`, cells only); a cell is text,
+ * nodes, or {text, ...attributes} (its data-testid, class). A row with attributes is
+ * {cells, ...attributes}.
+ */
+export function dataTable({ caption, head, rows, cls, testid, rowHeads = true }) {
+  const cell = (tag, c, attrs = {}) =>
+    c !== null && typeof c === "object" && !Array.isArray(c) && !(c instanceof Node) ? h(tag, { ...attrs, ...c, text: null }, c.text) : h(tag, attrs, c);
+  const row = (r) => {
+    const { cells, ...attrs } = Array.isArray(r) ? { cells: r } : r;
+    return h("tr", attrs, cells.map((c, k) => (rowHeads && !k ? cell("th", c, { scope: "row" }) : cell("td", c))));
+  };
+  return h("table", { class: cls, "data-testid": testid }, caption ? h("caption", {}, caption) : null,
+    h("thead", {}, h("tr", {}, head.map((c) => (c === null ? h("td") : h("th", { scope: "col" }, c))))),
+    h("tbody", {}, rows.map(row)));
+}
