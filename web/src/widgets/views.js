@@ -22,16 +22,29 @@ export function matrixFigure(caption, M, lang, { cls = "", testid } = {}) {
 }
 
 /**
+ * A vector as an <output>: "(0.841, 1.955)" in `brackets`, Polish decimal commas parted by
+ * semicolons (as formatVector); `entryClass(k)` wraps each entry in a span of that class
+ * (its GPU's colour, a differing coordinate).
+ */
+export function vectorOutput(values, lang, { brackets = "()", testid, ariaLabel, entryClass } = {}) {
+  const texts = values.map((v) => formatNumber(v, lang));
+  const separator = texts.some((text) => text.includes(",")) ? "; " : ", ";
+  const entries = texts.flatMap((text, k) => [k ? separator : null, entryClass ? h("span", { class: entryClass(k) }, text) : text]);
+  return h("output", { "aria-label": ariaLabel, "data-testid": testid, class: "tpw-vector", "aria-live": "off" }, brackets[0], entries, brackets[1]);
+}
+
+/** " = " when every shown number is exact, " ≈ " when some were rounded to 3 decimals. */
+export function relation(values) {
+  return values.every(isShownExactly) ? " = " : " ≈ ";
+}
+
+/**
  * "label = (0.841, 1.955)", or "≈" when a shown number is rounded; the vector is an <output>,
  * its entries coloured by the GPU `gpuOf(k)` that computed them when given.
  */
 export function valueLine(label, values, lang, { testid, ariaLabel, gpuOf } = {}) {
-  const texts = values.map((v) => formatNumber(v, lang));
-  // Decimal commas (Polish) part the entries with semicolons, as formatVector does.
-  const separator = texts.some((text) => text.includes(",")) ? "; " : ", ";
-  const entries = texts.flatMap((text, k) => [k ? separator : null, gpuOf ? h("span", { class: `tpw-entry gpu-${gpuOf(k)}` }, text) : text]);
-  return h("p", { class: "tpw-line" }, h("span", { class: "tpw-label" }, label), values.every(isShownExactly) ? " = " : " ≈ ",
-    h("output", { "aria-label": ariaLabel, "data-testid": testid, class: "tpw-vector", "aria-live": "off" }, "(", entries, ")"));
+  return h("p", { class: "tpw-line" }, h("span", { class: "tpw-label" }, label), relation(values),
+    vectorOutput(values, lang, { testid, ariaLabel, entryClass: gpuOf && ((k) => `tpw-entry gpu-${gpuOf(k)}`) }));
 }
 
 /** One GPU's card: its badge (`label`), a note on what it owns, then `body`; tinted in its colour. */
