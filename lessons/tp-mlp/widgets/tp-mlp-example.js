@@ -47,21 +47,27 @@ export function mount(el, ctx) {
       const nBad = nOptions.includes(state.N) ? [] : [{ value: state.N, text: t(lang, "n-bad-option", { N: state.N }) }];
       const grid = (name, more) => matrixInput({ name, caption: t(lang, `caption-${name}`), cls: `tpw-matrix-${name}`, values: state.text[name],
         onInput: () => { state.text[name] = view.grids[name].texts(); w.update(); }, ...more });
+      // A's columns and B's rows in the colour of the GPU that owns them, labelled "GPU i"
+      // (none while N does not divide F).
+      const gpuOf = (k) => (state.F % state.N === 0 ? Math.floor((k * state.N) / state.F) : null);
+      const gpuClass = (k) => (gpuOf(k) === null ? null : `gpu-${gpuOf(k)}`);
+      const tag = (k) => h("span", { class: "tpw-gpu-tag" }, gpuOf(k) === null ? "" : t(lang, "gpu", { i: gpuOf(k) }));
       view = {
         grids: {
           X: grid("X", { vector: true }),
-          A: grid("A", { colHead: (c) => h("span", { class: "tpw-gpu-tag", "data-col": c }) }),
-          B: grid("B", { rowHead: (r) => h("span", { class: "tpw-gpu-tag", "data-row": r }) }),
+          A: grid("A", { colHead: tag, cellClass: (_, c) => gpuClass(c) }),
+          B: grid("B", { rowHead: tag, cellClass: (r) => gpuClass(r) }),
         },
         sizeErrors: h("div", { class: "tpw-errors", "data-testid": "size-errors" }),
         results: h("div", { class: "tpw-results" }),
       };
+      for (const th of view.grids.A.table.querySelectorAll("thead th")) th.classList.add(...[gpuClass(+th.dataset.col)].filter(Boolean));
+      for (const th of view.grids.B.table.querySelectorAll("tbody th")) th.classList.add(...[gpuClass(+th.dataset.row)].filter(Boolean));
       return card({ lang, cls: "tpw-example", title: t(lang, "title"), intro: t(lang, "intro") },
         h("fieldset", { class: "tpw-sizes" }, h("legend", {}, t(lang, "sizes")), size("D", seq(1, MAX_D)), size("F", seq(1, MAX_F)), size("N", [...nOptions, ...nBad])),
         view.sizeErrors, h("div", { class: "tpw-inputs" }, Object.values(view.grids).map((g) => g.el)), view.results, w.tryBlock());
     },
     update({ lang }) {
-      paintShards(lang, state.F % state.N === 0 ? state.N : null);
       const input = readInputs(lang);
       if (!input) return void fill(view.results, blocked(t(lang, "blocked")));
       const result = tpMlp(input.X, input.A, input.B, input.N);
@@ -108,25 +114,6 @@ export function mount(el, ctx) {
     return { X, A: read.A, B: read.B, N: state.N };
   }
 
-  /** Colours A's columns and B's rows by the GPU that owns them and labels them "GPU i". */
-  function paintShards(lang, N) {
-    const F = state.F;
-    const gpuOf = (k) => (N ? Math.floor((k * N) / F) : null);
-    const { A, B } = view.grids;
-    A.inputs.forEach((row) => row.forEach((input, c) => setGpu(input.parentElement, gpuOf(c))));
-    B.inputs.forEach((row, r) => row.forEach((input) => setGpu(input.parentElement, gpuOf(r))));
-    for (const tag of A.table.querySelectorAll(".tpw-gpu-tag[data-col]")) {
-      const c = Number(tag.dataset.col);
-      labelTag(tag, gpuOf(c), lang);
-      setGpu(tag.parentElement, gpuOf(c));
-    }
-    for (const tag of B.table.querySelectorAll(".tpw-gpu-tag[data-row]")) {
-      const r = Number(tag.dataset.row);
-      labelTag(tag, gpuOf(r), lang);
-      setGpu(tag.parentElement, gpuOf(r));
-    }
-  }
-
   function resultsView(lang, r, input) {
     const N = input.N;
     const F = r.XA.length;
@@ -165,16 +152,6 @@ export function mount(el, ctx) {
     if (problem.part === "pair") return t(lang, "shard-pair", { i: problem.gpu });
     return t(lang, `shard-${problem.part}`, { i: problem.gpu, cols: indexRange(...ref.gpus[problem.gpu].range) });
   }
-
-}
-
-function setGpu(cell, gpu) {
-  cell.className = cell.className.replace(/\bgpu-\d+\b/g, "").trim();
-  if (gpu !== null) cell.classList.add(`gpu-${gpu}`);
-}
-
-function labelTag(tag, gpu, lang) {
-  tag.textContent = gpu === null ? "" : t(lang, "gpu", { i: gpu });
 }
 
 function seq(from, to) {
