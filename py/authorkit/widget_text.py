@@ -32,6 +32,7 @@ _FIELD = re.compile(r"\{(\w+)\}")
 _CODE_KEY = re.compile(r"""\bt\(\s*[\w.]+\s*,\s*(?:"([\w-]+)"|'([\w-]+)')""")
 _SHOWS_TEXT = re.compile(r"\btranslator\(|\bt\(")  # a widget with no text of its own needs no file
 _KIT_IMPORT = re.compile(r"""from\s+["']widget-kit/([\w-]+\.js)["']""")
+_KIT_LOCAL_IMPORT = re.compile(r"""from\s+["']\./([\w-]+\.js)["']""")
 
 
 def text_file(widget: Path) -> Path:
@@ -134,6 +135,19 @@ def kit_text_problems() -> list[LessonError]:
     return read(KIT_TEXT, list(PLURAL_FORMS))[1]
 
 
+def _kit_modules(module: Path) -> list[Path]:
+    """`module` and the kit modules it imports (./x.js), and theirs: live.js asks for
+    try-mine.js's texts through the tryMine it makes."""
+    found, todo = [], [module]
+    while todo:
+        m = todo.pop()
+        if m in found or not m.is_file():
+            continue
+        found.append(m)
+        todo += [KIT / name for name in _KIT_LOCAL_IMPORT.findall(m.read_text(encoding="utf-8"))]
+    return found
+
+
 def widget_text_problems(widget: Path, languages: list[str]) -> list[LessonError]:
     """The text of the widget at `widget` (a .js file): its file's mistakes, and every key its
     code or a kit module it imports asks for that neither its text nor the kit's has."""
@@ -148,8 +162,7 @@ def widget_text_problems(widget: Path, languages: list[str]) -> list[LessonError
     known = {key for texts in (data, kit) for key in texts.get(languages[0], {})}
     wanted = {key: (widget, line) for key, line in code_keys(source).items()}
     for m in _KIT_IMPORT.finditer(source):
-        module = KIT / m.group(1)
-        if module.is_file():
+        for module in _kit_modules(KIT / m.group(1)):
             for key in code_keys(module.read_text(encoding="utf-8")):
                 wanted.setdefault(key, (widget, _line(source, m.start())))
     return [LessonError(where, line, f"text {key!r} is used here but {path.name} has none: add it "

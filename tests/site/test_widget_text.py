@@ -80,6 +80,14 @@ def test_the_texts_a_kit_module_asks_of_its_widget_are_named_at_the_import(tmp_p
         "demo.js:1: text 'try-hint' is used here but demo.text.json has none: add it in every language"]
 
 
+def test_the_texts_of_the_kit_modules_a_kit_module_imports_are_asked_too(tmp_path):
+    # live.js makes the widget's tryMine: try-mine.js's "try-hint" is asked at live's import.
+    code = 'import { live } from "widget-kit/live.js";\n' + CODE
+    js = widget(tmp_path, '{"en": {"title": "Hello", "running": "Running…"}, "pl": {"title": "Cześć", "running": "…"}}', code)
+    assert messages(widget_text_problems(js, LANGS)) == [
+        "demo.js:1: text 'try-hint' is used here but demo.text.json has none: add it in every language"]
+
+
 def test_a_file_that_is_not_json_or_writes_a_key_twice_is_named_at_its_line(tmp_path):
     js = widget(tmp_path, '{\n  "en": {"title": "Hello",},\n  "pl": {"title": "Cześć"}\n}\n')
     assert messages(widget_text_problems(js, LANGS)) == [

@@ -8,9 +8,10 @@ import { translator } from "widget-kit/i18n.js";
 import TEXT from "./fg-flow.text.json" with { type: "json" };
 import { matrixInput } from "widget-kit/grid.js";
 import { radios, select } from "widget-kit/controls.js";
-import { card, gpuCard, matrixFigure, valueLine } from "widget-kit/views.js";
+import { blocked, card, dataTable, gpuCard, matrixFigure, valueLine } from "widget-kit/views.js";
+import { live } from "widget-kit/live.js";
 import { missedSumHint } from "widget-kit/missed-sum.js";
-import { tryMine, verdict } from "widget-kit/try-mine.js";
+import { verdict } from "widget-kit/try-mine.js";
 import { formatNumber, formatVector, indexRange, shardRange } from "widget-kit/matrix.js";
 import { fgFlow, maxMatrixDiff, MODES } from "../widget-lib/fg-math.js";
 
@@ -25,55 +26,50 @@ const GPU_COUNTS = [1, 2, 4];
 const t = translator(TEXT);
 
 export function mount(el, ctx) {
-  const mine = tryMine({ run: ctx.runWithLearnerCode, t, onChange: () => compute() });
-  const state = {
-    lang: ctx.lang ?? "en",
-    N: 2,
-    mode: "sum",
-    text: { X: [["1", "2"]], dY: [["1", "1"]] }, // what the learner typed, kept verbatim
-  };
+  const state = { N: 2, mode: "sum", text: { X: [["1", "2"]], dY: [["1", "1"]] } }; // what the learner typed, kept verbatim
   let view = null;
 
-  function render(focus) {
-    const lang = state.lang;
-    const grid = (name) => matrixInput({ name, caption: t(lang, `caption-${name}`), vector: true, values: state.text[name], onInput: edited });
-    const grids = { X: grid("X"), dY: grid("dY") };
-    const modes = radios({ legend: t(lang, "mode-legend"), options: MODES.map((m) => ({ value: m, text: t(lang, `mode-${m}`) })),
-      value: state.mode, cls: "fg-flow-modes", onChange: (m) => { state.mode = m; compute(); } });
-    view = { grids, results: h("div", { class: "fg-flow-results" }) };
-    fill(el, card({ lang, cls: "fg-flow", title: t(lang, "title"), intro: t(lang, "intro") },
-      h("div", { class: "tpw-inputs" }, grids.X.el, grids.dY.el,
-        select({ label: t(lang, "size-N"), options: GPU_COUNTS, value: state.N, attrs: { "data-size": "N" }, onChange: (n) => { state.N = n; render("N"); } })),
-      modes, view.results, mine.block(lang, tryLearner)));
-    if (focus) el.querySelector(`select[data-size="${focus}"]`)?.focus();
-    compute();
-  }
+  live(el, ctx, t, {
+    view(w) {
+      const { lang } = w;
+      const grid = (name) => matrixInput({ name, caption: t(lang, `caption-${name}`), vector: true, values: state.text[name],
+        onInput: () => { state.text[name] = view.grids[name].texts(); w.update(); } });
+      view = { grids: { X: grid("X"), dY: grid("dY") }, results: h("div", { class: "fg-flow-results" }) };
+      return card({ lang, cls: "fg-flow", title: t(lang, "title"), intro: t(lang, "intro") },
+        h("div", { class: "tpw-inputs" }, view.grids.X.el, view.grids.dY.el,
+          select({ label: t(lang, "size-N"), options: GPU_COUNTS, value: state.N, attrs: { "data-size": "N" }, onChange: (n) => { state.N = n; w.render('select[data-size="N"]'); } })),
+        radios({ legend: t(lang, "mode-legend"), options: MODES.map((m) => ({ value: m, text: t(lang, `mode-${m}`) })), value: state.mode, cls: "fg-flow-modes",
+          onChange: (m) => { state.mode = m; w.update(); } }),
+        view.results, w.tryBlock());
+    },
+    update(w) {
+      const [X, dY] = ["X", "dY"].map((name) => view.grids[name].read(t, w.lang)?.[0]);
+      if (!X || !dY) return void fill(view.results, blocked(t(w.lang, "blocked")));
+      const input = { X, dY, N: state.N };
+      const result = fgFlow(X, dY, A, B, state.N, state.mode);
+      fill(view.results, flowView(w.lang, result, input));
+      return { input, result };
+    },
+    calls: ({ input: { X, dY, N }, result }) => [[{ fn: "tp_mlp_backward", args: [X, result.gpus.map((g) => [g.A_i, g.B_i]), dY] }],
+      { truth: result.truth, N, shares: result.gpus.map((g) => g.dX) }],
+    result({ lang }, L) {
+      const v = judge(L.outcome.results[0], L.truth, L.N);
+      const text = v.kind === "match" ? t(lang, "learner-match")
+        : v.kind === "dx" ? t(lang, "learner-dx")
+        : v.kind === "grads" ? t(lang, "learner-grads", { i: v.gpu })
+        : t(lang, "learner-shape", { D: L.truth.dX.length, N: L.N });
+      // A dX that is one GPU's dX_i, or a sum of the wrong ones: f's all-reduce, named.
+      const sumHint = v.kind === "dx" && missedSumHint(t, lang, v.dX, L.shares, { total: "dX" });
+      return [
+        dataTable({ cls: "tpw-compare", head: [null, t(lang, "reference"), t(lang, "yours")], rows: [["dX",
+          { text: formatVector(L.truth.dX, "()", lang), "data-testid": "reference-dX" }, { text: v.dX ? formatVector(v.dX, "()", lang) : "—", "data-testid": "learner-dX" }]] }),
+        verdict(v.kind === "match", text, v.kind),
+        sumHint ? h("p", { class: "tpw-hint", "data-testid": "learner-sum-hint" }, sumHint) : null,
+      ];
+    },
+  });
 
-  function edited() {
-    for (const name of ["X", "dY"]) state.text[name] = view.grids[name].texts();
-    compute();
-  }
-
-  function readInputs() {
-    const [X, dY] = ["X", "dY"].map((name) => view.grids[name].read(t, state.lang)?.[0]);
-    return X && dY ? { X, dY, N: state.N } : null;
-  }
-
-  function compute() {
-    const input = readInputs();
-    if (!input) {
-      view.current = null;
-      fill(view.results, h("p", { class: "tpw-blocked", "data-testid": "blocked" }, t(state.lang, "blocked")));
-    } else {
-      const r = fgFlow(input.X, input.dY, A, B, input.N, state.mode);
-      view.current = { input, result: r, key: JSON.stringify(input) };
-      fill(view.results, flowView(r, input));
-    }
-    renderLearner();
-  }
-
-  function flowView(r, { X, dY, N }) {
-    const lang = state.lang;
+  function flowView(lang, r, { X, dY, N }) {
     const gpu = (g, i, body) => gpuCard({ i, label: t(lang, "gpu", { i }),
       note: t(lang, "owns", { cols: indexRange(...g.range), count: g.range[1] - g.range[0] }) }, body);
     const line = (aria, label, values, testid) => valueLine(label, values, lang, { testid, ariaLabel: aria });
@@ -134,46 +130,6 @@ export function mount(el, ctx) {
     ];
   }
 
-  function tryLearner() {
-    const current = view.current;
-    if (!current) return;
-    const { X, dY, N } = current.input;
-    const shards = current.result.gpus.map((g) => [g.A_i, g.B_i]);
-    mine.start(current.key, [{ fn: "tp_mlp_backward", args: [X, shards, dY] }], { truth: current.result.truth, N, shares: current.result.gpus.map((g) => g.dX) });
-  }
-
-  function renderLearner() {
-    mine.show(state.lang, view.current?.key ?? null, (L) => {
-      const lang = state.lang;
-      const v = judge(L.outcome.results[0], L.truth, L.N);
-      const text = v.kind === "match" ? t(lang, "learner-match")
-        : v.kind === "dx" ? t(lang, "learner-dx")
-        : v.kind === "grads" ? t(lang, "learner-grads", { i: v.gpu })
-        : t(lang, "learner-shape", { D: L.truth.dX.length, N: L.N });
-      // A dX that is one GPU's dX_i, or a sum of the wrong ones: f's all-reduce, named.
-      const sumHint = v.kind === "dx" && missedSumHint(t, lang, v.dX, L.shares, { total: "dX" });
-      return [
-        h(
-          "table",
-          { class: "tpw-compare" },
-          h("thead", {}, h("tr", {}, h("th", { scope: "col" }), h("th", { scope: "col" }, t(lang, "reference")), h("th", { scope: "col" }, t(lang, "yours")))),
-          h("tbody", {}, h("tr", {},
-            h("th", { scope: "row" }, "dX"),
-            h("td", { "data-testid": "reference-dX" }, formatVector(L.truth.dX, "()", lang)),
-            h("td", { "data-testid": "learner-dX" }, v.dX ? formatVector(v.dX, "()", lang) : "—")
-          ))
-        ),
-        verdict(v.kind === "match", text, v.kind),
-        sumHint ? h("p", { class: "tpw-hint", "data-testid": "learner-sum-hint" }, sumHint) : null,
-      ];
-    });
-  }
-
-  ctx.onLangChange?.((lang) => {
-    state.lang = lang;
-    render();
-  });
-  render();
 }
 
 /** The learner's (dX, grads) against the unsplit truth: {kind: match | dx | grads | shape, dX, gpu}. */

@@ -9,8 +9,9 @@ import { translator } from "widget-kit/i18n.js";
 import TEXT from "./sp-dataflow.text.json" with { type: "json" };
 import { matrixInput, showErrors } from "widget-kit/grid.js";
 import { select } from "widget-kit/controls.js";
-import { card, matrixTable } from "widget-kit/views.js";
-import { tryMine, verdict } from "widget-kit/try-mine.js";
+import { blocked, card, matrixTable } from "widget-kit/views.js";
+import { live } from "widget-kit/live.js";
+import { verdict } from "widget-kit/try-mine.js";
 import { decimalIn, formatNumber, indexRange } from "widget-kit/matrix.js";
 import { spMlpBlock, chunkRows } from "../widget-lib/sp-math.js";
 
@@ -20,10 +21,8 @@ export const calls = ["sp_mlp_block"];
 const DEFAULT_X = [[0, 2], [1, 3], [3, 1], [2, 2]];
 const A = [[1, 0, -1, 2], [0, 1, 1, -1]];
 const B = [[1, 0], [0, 1], [1, 1], [2, 0]];
-const F = A[0].length;
 const T_CHOICES = [1, 2, 3, 4, 5, 6, 7, 8];
 const N_CHOICES = [1, 2, 4]; // must divide F = 4: each GPU gets the same number of A's columns
-
 
 const t = translator(TEXT);
 
@@ -34,131 +33,68 @@ const matrixView = (M, gpuOfRow, testid, lang) =>
 const matrixText = (M) => `[${M.map((row) => `[${row.map(formatNumber).join(", ")}]`).join(", ")}]`;
 
 export function mount(el, ctx) {
-  const mine = tryMine({ run: ctx.runWithLearnerCode, t, onChange: () => compute() });
-  const state = {
-    lang: ctx.lang ?? "en",
-    T: DEFAULT_X.length,
-    n: 2,
-    text: { X: DEFAULT_X.map((r) => r.map(String)), gamma: [["1", "1"]], beta: [["0", "0"]] },
-  };
+  const state = { T: DEFAULT_X.length, n: 2, text: { X: DEFAULT_X.map((r) => r.map(String)), gamma: [["1", "1"]], beta: [["0", "0"]] } };
   let view = null;
-
   const ownerOf = (r) => (state.T % state.n === 0 ? Math.floor((r * state.n) / state.T) : null);
+  const stage = (label, content, cls = "") => h("div", { class: `spdf-stage ${cls}` }, h("p", { class: "spdf-label" }, label), content);
 
-  function render(focus) {
-    const lang = state.lang;
-    const size = (name, options) => select({ label: t(lang, `size-${name}`), options, value: state[name], attrs: { "data-size": name },
-      onChange: (v) => resize(name, v) });
-    const grid = (name, label, more) => matrixInput({ name: label, testid: `errors-${name}`, caption: t(lang, `caption-${name}`),
-      values: state.text[name], onInput: edited, ...more });
-    view = {
-      grids: {
-        X: grid("X", "X", { cellClass: (r) => (ownerOf(r) === null ? "" : `gpu-${ownerOf(r)}`) }),
-        gamma: grid("gamma", "γ", { vector: true }),
-        beta: grid("beta", "β", { vector: true }),
-      },
-      sizeErrors: h("div", { class: "tpw-errors", "data-testid": "size-errors" }),
-      stages: h("div", { class: "spdf-stages" }),
-    };
-    fill(el, card({ lang, cls: "spdf", title: t(lang, "title"), intro: t(lang, "intro") },
-      h("fieldset", { class: "tpw-sizes" }, size("T", T_CHOICES), size("n", N_CHOICES)),
-      view.sizeErrors,
-      h("div", { class: "tpw-inputs" }, Object.values(view.grids).map((g) => g.el)),
-      h("p", { class: "tpw-hint" }, t(lang, "fixed-weights")),
-      view.stages,
-      mine.block(lang, tryLearner)));
-    if (focus) el.querySelector(`select[data-size="${focus}"]`)?.focus();
-    compute();
-  }
-
-  function edited() {
-    for (const name of ["X", "gamma", "beta"]) state.text[name] = view.grids[name].texts();
-    compute();
-  }
-
-  function resize(name, value) {
-    state[name] = value;
-    if (name === "T") {
-      state.text.X = Array.from({ length: value }, (_, r) => state.text.X[r] ?? [String(r % 3), String((2 * r + 1) % 4)]);
-    }
-    render(name);
-  }
-
-  function readInputs() {
-    const lang = state.lang;
-    const read = Object.fromEntries(["X", "gamma", "beta"].map((name) => [name, view.grids[name].read(t, lang)]));
-    const ok = Object.values(read).every(Boolean);
-    const divides = state.T % state.n === 0;
-    const okT = T_CHOICES.filter((T) => T % state.n === 0).join(", ");
-    showErrors(view.sizeErrors, divides ? [] : [{ text: t(lang, "not-divisible", { T: state.T, n: state.n, list: okT }) }]);
-    if (!ok || !divides) return null;
-    return { X: read.X, gamma: read.gamma[0], beta: read.beta[0], n: state.n };
-  }
-
-  function compute() {
-    const lang = state.lang;
-    const input = readInputs();
-    if (!input) {
-      fill(view.stages, h("p", { class: "tpw-blocked", "data-testid": "blocked" }, t(lang, "blocked")));
-      view.current = null;
-      renderLearner();
-      return;
-    }
-    const r = spMlpBlock(input.X, input.gamma, input.beta, A, B, input.n);
-    view.current = { input, result: r, key: JSON.stringify(input) };
-    const n = input.n;
-    const rows = state.T / n;
-    const own = (i) => () => i;
-    const cards = r.gpus.map((g, i) => h(
-      "article", { class: `spdf-gpu gpu-${i}`, "data-testid": `gpu-${i}` },
-      h("h4", {}, h("span", { class: "tpw-gpu-badge" }, t(lang, "gpu", { i })), " ", t(lang, "owns", { rows: indexRange(i * rows, (i + 1) * rows) })),
-      stage(t(lang, "stage-x"), matrixView(g.X, own(i), `x-${i}`, lang)),
-      stage(t(lang, "stage-ln"), matrixView(g.Z_own, own(i), `ln-${i}`, lang)),
-      stage(t(lang, "stage-ag"), matrixView(g.Z, ownerOf, `ag-${i}`, lang), "spdf-comm"),
-      stage(t(lang, "stage-p"), matrixView(g.P, () => null, `p-${i}`, lang)),
-      stage(t(lang, "stage-rs"), matrixView(g.chunk, own(i), `rs-${i}`, lang), "spdf-comm"),
-      stage(t(lang, "stage-out"), matrixView(g.out, own(i), `out-${i}`, lang))
-    ));
-    const sent = (n - 1) * rows * 2;
-    const equal = r.maxDiff <= 1e-9;
-    fill(
-      view.stages,
-      h("div", { class: "spdf-gpus" }, cards),
-      verdict(equal, equal ? t(lang, "equal") : t(lang, "not-equal", { diff: decimalIn(lang, r.maxDiff.toExponential(2)) }), null, "equal"),
-      h("div", { class: "tpw-panel spdf-commbox", "data-testid": "comm" },
-        h("h4", {}, t(lang, "comm-title")),
-        h("p", {}, n === 1 ? t(lang, "comm-one") : t(lang, "comm", { count: sent, sum: 2 * sent, TD: state.T * 2 })))
-    );
-    renderLearner();
-  }
-
-  function stage(label, content, cls = "") {
-    return h("div", { class: `spdf-stage ${cls}` }, h("p", { class: "spdf-label" }, label), content);
-  }
-
-  function tryLearner() {
-    const current = view.current;
-    if (!current) return;
-    const { X, gamma, beta, n } = current.input;
-    const shards = current.result.gpus.map((g) => [g.A, g.B]);
-    mine.start(current.key, [{ fn: "sp_mlp_block", args: [chunkRows(X, n), gamma, beta, shards] }],
-      { reference: current.result.outputs, n, rows: X.length / n });
-  }
-
-  function renderLearner() {
-    mine.show(state.lang, view.current?.key ?? null, (L) => {
-      const lang = state.lang;
+  live(el, ctx, t, {
+    view(w) {
+      const { lang } = w;
+      const size = (name, options) => select({ label: t(lang, `size-${name}`), options, value: state[name], attrs: { "data-size": name },
+        onChange: (v) => {
+          state[name] = v;
+          if (name === "T") state.text.X = Array.from({ length: v }, (_, r) => state.text.X[r] ?? [String(r % 3), String((2 * r + 1) % 4)]);
+          w.render(`select[data-size="${name}"]`);
+        } });
+      const grid = (name, label, more) => matrixInput({ name: label, testid: `errors-${name}`, caption: t(lang, `caption-${name}`), values: state.text[name],
+        onInput: () => { state.text[name] = view.grids[name].texts(); w.update(); }, ...more });
+      view = {
+        grids: { X: grid("X", "X", { cellClass: (r) => (ownerOf(r) === null ? "" : `gpu-${ownerOf(r)}`) }), gamma: grid("gamma", "γ", { vector: true }), beta: grid("beta", "β", { vector: true }) },
+        sizeErrors: h("div", { class: "tpw-errors", "data-testid": "size-errors" }),
+        stages: h("div", { class: "spdf-stages" }),
+      };
+      return card({ lang, cls: "spdf", title: t(lang, "title"), intro: t(lang, "intro") },
+        h("fieldset", { class: "tpw-sizes" }, size("T", T_CHOICES), size("n", N_CHOICES)), view.sizeErrors,
+        h("div", { class: "tpw-inputs" }, Object.values(view.grids).map((g) => g.el)),
+        h("p", { class: "tpw-hint" }, t(lang, "fixed-weights")), view.stages, w.tryBlock());
+    },
+    update({ lang }) {
+      const read = Object.fromEntries(["X", "gamma", "beta"].map((name) => [name, view.grids[name].read(t, lang)]));
+      const divides = state.T % state.n === 0;
+      showErrors(view.sizeErrors, divides ? [] : [{ text: t(lang, "not-divisible", { T: state.T, n: state.n, list: T_CHOICES.filter((T) => T % state.n === 0).join(", ") }) }]);
+      if (!Object.values(read).every(Boolean) || !divides) return void fill(view.stages, blocked(t(lang, "blocked")));
+      const n = state.n, input = { X: read.X, gamma: read.gamma[0], beta: read.beta[0], n };
+      const r = spMlpBlock(input.X, input.gamma, input.beta, A, B, n);
+      const rows = state.T / n;
+      const own = (i) => () => i;
+      const cards = r.gpus.map((g, i) => h("article", { class: `spdf-gpu gpu-${i}`, "data-testid": `gpu-${i}` },
+        h("h4", {}, h("span", { class: "tpw-gpu-badge" }, t(lang, "gpu", { i })), " ", t(lang, "owns", { rows: indexRange(i * rows, (i + 1) * rows) })),
+        stage(t(lang, "stage-x"), matrixView(g.X, own(i), `x-${i}`, lang)),
+        stage(t(lang, "stage-ln"), matrixView(g.Z_own, own(i), `ln-${i}`, lang)),
+        stage(t(lang, "stage-ag"), matrixView(g.Z, ownerOf, `ag-${i}`, lang), "spdf-comm"),
+        stage(t(lang, "stage-p"), matrixView(g.P, () => null, `p-${i}`, lang)),
+        stage(t(lang, "stage-rs"), matrixView(g.chunk, own(i), `rs-${i}`, lang), "spdf-comm"),
+        stage(t(lang, "stage-out"), matrixView(g.out, own(i), `out-${i}`, lang))));
+      const sent = (n - 1) * rows * 2;
+      const equal = r.maxDiff <= 1e-9;
+      fill(view.stages, h("div", { class: "spdf-gpus" }, cards),
+        verdict(equal, equal ? t(lang, "equal") : t(lang, "not-equal", { diff: decimalIn(lang, r.maxDiff.toExponential(2)) }), null, "equal"),
+        h("div", { class: "tpw-panel spdf-commbox", "data-testid": "comm" }, h("h4", {}, t(lang, "comm-title")),
+          h("p", {}, n === 1 ? t(lang, "comm-one") : t(lang, "comm", { count: sent, sum: 2 * sent, TD: state.T * 2 }))));
+      return { input, result: r };
+    },
+    calls: ({ input: { X, gamma, beta, n }, result }) => [[{ fn: "sp_mlp_block", args: [chunkRows(X, n), gamma, beta, result.gpus.map((g) => [g.A, g.B])] }],
+      { reference: result.outputs, n, rows: X.length / n }],
+    result({ lang }, L) {
       const got = L.outcome.results[0];
       const cmp = compareChunks(got, L.reference);
       const text = cmp.kind === "match" ? t(lang, "match")
         : cmp.kind === "shape" ? t(lang, "bad-result", { n: L.n, rows: L.rows, got: JSON.stringify(got) })
         : t(lang, "mismatch", { i: cmp.i, want: matrixText(L.reference[cmp.i]), got: matrixText(got[cmp.i]) });
       return verdict(cmp.kind === "match", text, cmp.kind);
-    });
-  }
-
-  ctx.onLangChange?.((lang) => { state.lang = lang; render(); });
-  render();
+    },
+  });
 }
 
 /** {kind: "match"} | {kind: "shape"} | {kind: "values", i}: the learner's chunks against ours. */

@@ -9,9 +9,10 @@ import { translator } from "widget-kit/i18n.js";
 import TEXT from "./attention-heads.text.json" with { type: "json" };
 import { matrixInput } from "widget-kit/grid.js";
 import { select, toggle } from "widget-kit/controls.js";
-import { card, gpuCard, matrixFigure } from "widget-kit/views.js";
+import { blocked, card, gpuCard, matrixFigure } from "widget-kit/views.js";
+import { live } from "widget-kit/live.js";
 import { missedSumHint, sumTerms } from "widget-kit/missed-sum.js";
-import { tryMine, verdict } from "widget-kit/try-mine.js";
+import { verdict } from "widget-kit/try-mine.js";
 import { decimalIn, divisors, formatNumber, indexRange } from "widget-kit/matrix.js";
 import { tpAttention, seededWeights, compareLearnerAttention } from "../widget-lib/attention.js";
 import "./attention-heads.css";
@@ -36,77 +37,68 @@ const t = translator(TEXT);
 const formatDiff = (d, lang) => (d >= 0.001 ? formatNumber(d, lang) : decimalIn(lang, d.toExponential(1)));
 
 export function mount(el, ctx) {
-  const mine = tryMine({ run: ctx.runWithLearnerCode, t, onChange: () => compute() });
-  const state = {
-    lang: ctx.lang ?? "en",
-    nHeads: DEFAULT_HEADS,
-    N: DEFAULT_N,
-    causal: true,
-    seed: 1,
-    text: DEFAULT_X.map((row) => row.map(String)), // what the learner typed, kept verbatim
-  };
+  const state = { nHeads: DEFAULT_HEADS, N: DEFAULT_N, causal: true, seed: 1, text: DEFAULT_X.map((row) => row.map(String)) }; // text: what the learner typed
   let view = null;
 
-  function render(focus) {
-    const lang = state.lang;
-    const choose = (name, label, options, value) => select({ label: t(lang, label), options, value, attrs: { "data-setting": name },
-      onChange: (v) => change(name, v) });
-    const settings = h("fieldset", { class: "tpw-sizes attention-heads-settings" }, h("legend", {}, t(lang, "settings")),
-      choose("heads", "heads", HEAD_OPTIONS, state.nHeads), choose("N", "gpus", divisors(state.nHeads), state.N),
-      toggle({ label: t(lang, "causal"), checked: state.causal, attrs: { "data-setting": "causal" }, onChange: (on) => change("causal", on) }),
-      h("button", { type: "button", class: "tpw-button attention-heads-reseed", "data-setting": "seed", onclick: () => change("seed", state.seed + 1) }, t(lang, "reseed")));
-    const grid = matrixInput({ name: "X", caption: t(lang, "caption-X"), cls: "attention-heads-x", values: state.text, onInput: edited });
-    view = { grid, results: h("div", { class: "tpw-results attention-heads-results" }) };
-    fill(el, card({ lang, cls: "attention-heads", title: t(lang, "title"), intro: t(lang, "intro") },
-      settings,
-      h("p", { class: "attention-heads-note" }, t(lang, "weights", { seed: state.seed }), " ",
-        t(lang, "head-width", { D, H: state.nHeads, d: D / state.nHeads })),
-      grid.el, view.results, mine.block(lang, tryLearner)));
-    if (focus) el.querySelector(`[data-setting="${focus}"]`)?.focus();
-    compute();
-  }
-
-  function change(name, value) {
-    if (name === "heads") {
-      state.nHeads = value;
-      if (value % state.N) state.N = Math.max(...divisors(value).filter((d) => d <= state.N));
-    } else if (name === "N") state.N = value;
-    else if (name === "causal") state.causal = value;
-    else state.seed = value;
-    render(name);
-  }
-
-  function edited() {
-    state.text = view.grid.texts();
-    compute();
-  }
-
-  function compute() {
-    const lang = state.lang;
-    // Scores multiply two entries of X by the weights: beyond 1e6 a product leaves the range
-    // the heat maps and the T × D outputs can show (1e308 overflowed to NaN).
-    const values = view.grid.read(t, lang, { limit: 1e6 });
-    if (!values) {
-      view.current = null;
-      fill(view.results, h("p", { class: "tpw-blocked", "data-testid": "blocked" }, t(lang, "blocked")));
-    } else {
+  live(el, ctx, t, {
+    view(w) {
+      const { lang } = w;
+      const change = (name, value) => {
+        if (name === "heads") {
+          state.nHeads = value;
+          if (value % state.N) state.N = Math.max(...divisors(value).filter((d) => d <= state.N));
+        } else if (name === "N") state.N = value;
+        else if (name === "causal") state.causal = value;
+        else state.seed = value;
+        w.render(`[data-setting="${name}"]`);
+      };
+      const choose = (name, label, options, value) => select({ label: t(lang, label), options, value, attrs: { "data-setting": name }, onChange: (v) => change(name, v) });
+      const settings = h("fieldset", { class: "tpw-sizes attention-heads-settings" }, h("legend", {}, t(lang, "settings")),
+        choose("heads", "heads", HEAD_OPTIONS, state.nHeads), choose("N", "gpus", divisors(state.nHeads), state.N),
+        toggle({ label: t(lang, "causal"), checked: state.causal, attrs: { "data-setting": "causal" }, onChange: (on) => change("causal", on) }),
+        h("button", { type: "button", class: "tpw-button attention-heads-reseed", "data-setting": "seed", onclick: () => change("seed", state.seed + 1) }, t(lang, "reseed")));
+      const grid = matrixInput({ name: "X", caption: t(lang, "caption-X"), cls: "attention-heads-x", values: state.text, onInput: () => { state.text = grid.texts(); w.update(); } });
+      view = { grid, results: h("div", { class: "tpw-results attention-heads-results" }) };
+      return card({ lang, cls: "attention-heads", title: t(lang, "title"), intro: t(lang, "intro") }, settings,
+        h("p", { class: "attention-heads-note" }, t(lang, "weights", { seed: state.seed }), " ", t(lang, "head-width", { D, H: state.nHeads, d: D / state.nHeads })),
+        grid.el, view.results, w.tryBlock());
+    },
+    update({ lang }) {
+      // Scores multiply two entries of X by the weights: beyond 1e6 a product leaves the range
+      // the heat maps and the T × D outputs can show (1e308 overflowed to NaN).
+      const values = view.grid.read(t, lang, { limit: 1e6 });
+      if (!values) return void fill(view.results, blocked(t(lang, "blocked")));
       const W = seededWeights(D, state.seed);
       const input = { X: values, W, nHeads: state.nHeads, N: state.N, causal: state.causal };
       const result = tpAttention(values, W, state.nHeads, state.N, state.causal);
-      view.current = { input, result, key: JSON.stringify(input) };
-      fill(view.results, resultsView(result));
-    }
-    renderLearner();
-  }
+      fill(view.results, resultsView(lang, result));
+      return { input, result };
+    },
+    calls: ({ input: { X, W, nHeads, N, causal }, result }) => [[
+      { fn: "shard_attention", args: [W.q, W.k, W.v, W.o, nHeads, N], as: "shards" },
+      { fn: "tp_attention", args: [X, { ref: "shards" }, nHeads, causal] },
+    ], { reference: result, N }],
+    result({ lang }, L) {
+      const cmp = compareLearnerAttention(L.outcome.results, L.reference, L.N);
+      const ok = cmp.verdict === "match";
+      const diff = cmp.got ? Math.max(...cmp.got.flat().map((v, k) => Math.abs(v - L.reference.unsplit.flat()[k]))) : null;
+      return [
+        verdict(ok, t(lang, cmp.verdict === "bad-shape" ? "bad-shape" : ok ? "match" : "mismatch"), cmp.verdict),
+        cmp.got && !ok ? h("p", {}, t(lang, "largest-diff", { diff: formatDiff(diff, lang) })) : null,
+        cmp.got ? matrixView(t(lang, "yours-title"), cmp.got, "learner-out", lang) : null,
+        cmp.shardProblem ? h("p", { class: "tpw-hint", "data-testid": "shard-hint" }, shardHint(lang, cmp.shardProblem, L)) : null,
+        cmp.verdict === "mismatch" ? sumHint(lang, cmp.got, L) : null,
+      ];
+    },
+  });
 
-  function resultsView(r) {
-    const lang = state.lang;
+  function resultsView(lang, r) {
     const d = D / state.nHeads;
     const cards = r.gpus.map((g, i) => {
       const first = g.heads[0].index, last = g.heads[g.heads.length - 1].index;
       return gpuCard({ i, label: t(lang, "gpu", { i }), note: t(lang, "owns", { first, last, count: g.heads.length, cols: indexRange(...g.shard.range) }) },
         h("div", { class: "attention-heads-body" },
-          h("div", { class: "attention-heads-maps" }, g.heads.map((hd) => heatMap(hd, d, i))),
+          h("div", { class: "attention-heads-maps" }, g.heads.map((hd) => heatMap(lang, hd, d, i))),
           matrixView(t(lang, "partial", { i }), g.Y, `partial-${i}`, lang))
       );
     });
@@ -125,8 +117,7 @@ export function mount(el, ctx) {
   }
 
   /** One head's T×T weights: each cell tinted by its weight in its GPU's colour. */
-  function heatMap(hd, d, gpu) {
-    const lang = state.lang;
+  function heatMap(lang, hd, d, gpu) {
     return h(
       "figure",
       { class: `attention-heads-map gpu-${gpu}`, "data-testid": `head-${hd.index}` },
@@ -146,40 +137,13 @@ export function mount(el, ctx) {
     );
   }
 
-  function tryLearner() {
-    const current = view.current;
-    if (!current) return;
-    const { X, W, nHeads, N, causal } = current.input;
-    mine.start(current.key, [
-      { fn: "shard_attention", args: [W.q, W.k, W.v, W.o, nHeads, N], as: "shards" },
-      { fn: "tp_attention", args: [X, { ref: "shards" }, nHeads, causal] },
-    ], { reference: current.result, N });
-  }
-
-  function renderLearner() {
-    mine.show(state.lang, view.current?.key ?? null, (L) => {
-      const lang = state.lang;
-      const cmp = compareLearnerAttention(L.outcome.results, L.reference, L.N);
-      const ok = cmp.verdict === "match";
-      const diff = cmp.got ? Math.max(...cmp.got.flat().map((v, k) => Math.abs(v - L.reference.unsplit.flat()[k]))) : null;
-      return [
-        verdict(ok, t(lang, cmp.verdict === "bad-shape" ? "bad-shape" : ok ? "match" : "mismatch"), cmp.verdict),
-        cmp.got && !ok ? h("p", {}, t(lang, "largest-diff", { diff: formatDiff(diff, lang) })) : null,
-        cmp.got ? matrixView(t(lang, "yours-title"), cmp.got, "learner-out", lang) : null,
-        cmp.shardProblem ? h("p", { class: "tpw-hint", "data-testid": "shard-hint" }, shardHint(cmp.shardProblem, L)) : null,
-        cmp.verdict === "mismatch" ? sumHint(cmp.got, L) : null,
-      ];
-    });
-  }
-
   /** The all-reduce forgotten (one GPU's Y_i) or summing the wrong GPUs, named. */
-  function sumHint(got, L) {
-    const hint = missedSumHint(t, state.lang, got.flat(), L.reference.gpus.map((g) => g.Y.flat()));
+  function sumHint(lang, got, L) {
+    const hint = missedSumHint(t, lang, got.flat(), L.reference.gpus.map((g) => g.Y.flat()));
     return hint && h("p", { class: "tpw-hint", "data-testid": "learner-sum-hint" }, hint);
   }
 
-  function shardHint(problem, L) {
-    const lang = state.lang;
+  function shardHint(lang, problem, L) {
     if (problem.part === "count") return t(lang, "shard-count", { N: L.N });
     if (problem.part === "tuple") return t(lang, "shard-tuple", { i: problem.gpu });
     const cols = indexRange(...L.reference.gpus[problem.gpu].shard.range);
@@ -187,11 +151,6 @@ export function mount(el, ctx) {
     return t(lang, "shard-part", { part: problem.part, i: problem.gpu, what });
   }
 
-  ctx.onLangChange?.((lang) => {
-    state.lang = lang;
-    render();
-  });
-  render();
 }
 
 /** A read-only T×D matrix with a caption. */

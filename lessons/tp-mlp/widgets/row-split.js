@@ -7,8 +7,8 @@ import { translator } from "widget-kit/i18n.js";
 import TEXT from "./row-split.text.json" with { type: "json" };
 import { matrixInput } from "widget-kit/grid.js";
 import { radios } from "widget-kit/controls.js";
-import { card } from "widget-kit/views.js";
-import { rowSplit, formatVector, formatNumber, nearlyEqual, isShownExactly, ACTIVATIONS } from "widget-kit/matrix.js";
+import { card, relation, vectorOutput } from "widget-kit/views.js";
+import { rowSplit, formatVector, nearlyEqual, ACTIVATIONS } from "widget-kit/matrix.js";
 
 // Pure JavaScript: it runs none of the learner's functions.
 export const calls = [];
@@ -70,20 +70,8 @@ export function mount(el, ctx) {
     }
     const act = ACT_NAMES[state.activation];
     const r = rowSplit(read.x[0], read.W, state.activation, SPLIT);
-    const vec = (v, testid, label, differs = null) => {
-      const texts = v.map((x) => formatNumber(x, lang));
-      const separator = texts.some((x) => x.includes(",")) ? "; " : ", "; // as formatVector
-      return h(
-        "output",
-        { class: "tpw-vector", "data-testid": testid, "aria-label": label, "aria-live": "off" },
-        "[",
-        texts.flatMap((x, k) => [
-          k ? separator : "",
-          differs ? h("span", { class: differs[k] ? "tpw-entry is-diff" : "tpw-entry" }, x) : x,
-        ]),
-        "]"
-      );
-    };
+    const vec = (v, testid, label, differs = null) => vectorOutput(v, lang, { brackets: "[]", testid, ariaLabel: label,
+      entryClass: differs && ((k) => (differs[k] ? "tpw-entry is-diff" : "tpw-entry")) });
     const sumOk = nearlyEqual(r.sum, r.full);
     const coords = r.differs.flatMap((d, k) => (d ? [k] : []));
     const partials = r.partials.map((p, i) =>
@@ -120,7 +108,7 @@ export function mount(el, ctx) {
           { class: "tpw-panel tpw-order is-right" },
           h("h4", {}, h("span", { class: "tpw-icon", "aria-hidden": "true" }, "✓"), " ", t(lang, "after-title", { act })),
           h("p", { class: "tpw-note" }, t(lang, "after-note")),
-          h("p", { class: "tpw-line" }, nowrap(`${act}(${formatVector(r.sum, "[]", lang)})`), rel(r.after), vec(r.after, "after", t(lang, "after-label", { act }), r.differs))
+          h("p", { class: "tpw-line" }, nowrap(`${act}(${formatVector(r.sum, "[]", lang)})`), relation(r.after), vec(r.after, "after", t(lang, "after-label", { act }), r.differs))
         ),
         h(
           "div",
@@ -131,7 +119,7 @@ export function mount(el, ctx) {
             "p",
             { class: "tpw-line" },
             nowrap(`${act}(${formatVector(r.partials[0], "[]", lang)})`), " + ", nowrap(`${act}(${formatVector(r.partials[1], "[]", lang)})`),
-            rel(r.partials.flat().map(ACTIVATIONS[state.activation])), nowrap(actOf(r.partials[0])), " + ", nowrap(actOf(r.partials[1])), rel(r.before),
+            relation(r.partials.flat().map(ACTIVATIONS[state.activation])), nowrap(actOf(r.partials[0])), " + ", nowrap(actOf(r.partials[1])), relation(r.before),
             vec(r.before, "before", t(lang, "before-label", { act }), r.differs)
           )
         )
@@ -156,9 +144,4 @@ export function mount(el, ctx) {
 /** A formula fragment that must not break across lines. */
 function nowrap(text) {
   return h("span", { class: "tpw-nowrap" }, text);
-}
-
-/** " = " when every shown number is exact, " ≈ " when some were rounded to 3 decimals. */
-function rel(values) {
-  return values.every(isShownExactly) ? " = " : " \u2248 ";
 }

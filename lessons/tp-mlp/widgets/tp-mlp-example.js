@@ -7,8 +7,9 @@ import { translator } from "widget-kit/i18n.js";
 import TEXT from "./tp-mlp-example.text.json" with { type: "json" };
 import { matrixInput, showErrors } from "widget-kit/grid.js";
 import { select } from "widget-kit/controls.js";
-import { card, gpuCard, matrixFigure, valueLine } from "widget-kit/views.js";
-import { tryMine, verdict } from "widget-kit/try-mine.js";
+import { blocked, card, dataTable, gpuCard, matrixFigure, valueLine } from "widget-kit/views.js";
+import { live } from "widget-kit/live.js";
+import { verdict } from "widget-kit/try-mine.js";
 import { missedSumHint } from "widget-kit/missed-sum.js";
 import { tpMlp, checkMlpShapes, divisors, formatVector, compareLearner, decimalIn, indexRange } from "widget-kit/matrix.js";
 
@@ -27,9 +28,7 @@ const MAX_F = 8;
 const t = translator(TEXT);
 
 export function mount(el, ctx) {
-  const mine = tryMine({ run: ctx.runWithLearnerCode, t, onChange: () => compute() });
   const state = {
-    lang: ctx.lang ?? "en",
     D: DEFAULT_X.length,
     F: DEFAULT_A[0].length,
     N: DEFAULT_N,
@@ -38,111 +37,84 @@ export function mount(el, ctx) {
   };
   let view = null;
 
-  function render(focusName) {
-    const lang = state.lang;
-    const nOptions = divisors(state.F);
-    const size = (name, options) => select({ label: t(lang, `size-${name}`), options, value: state[name], attrs: { "data-size": name },
-      onChange: (v) => resize(name, v) });
-    // An N that no longer divides F stays chosen, marked, until the learner picks another.
-    const nBad = nOptions.includes(state.N) ? [] : [{ value: state.N, text: t(lang, "n-bad-option", { N: state.N }) }];
-    const grid = (name, more) => matrixInput({ name, caption: t(lang, `caption-${name}`), cls: `tpw-matrix-${name}`,
-      values: state.text[name], onInput: edited, ...more });
-    view = {
-      grids: {
-        X: grid("X", { vector: true }),
-        A: grid("A", { colHead: (c) => h("span", { class: "tpw-gpu-tag", "data-col": c }) }),
-        B: grid("B", { rowHead: (r) => h("span", { class: "tpw-gpu-tag", "data-row": r }) }),
-      },
-      sizeErrors: h("div", { class: "tpw-errors", "data-testid": "size-errors" }),
-      results: h("div", { class: "tpw-results" }),
-    };
-    fill(el, card({ lang, cls: "tpw-example", title: t(lang, "title"), intro: t(lang, "intro") },
-      h("fieldset", { class: "tpw-sizes" }, h("legend", {}, t(lang, "sizes")),
-        size("D", seq(1, MAX_D)), size("F", seq(1, MAX_F)), size("N", [...nOptions, ...nBad])),
-      view.sizeErrors,
-      h("div", { class: "tpw-inputs" }, Object.values(view.grids).map((g) => g.el)),
-      view.results,
-      mine.block(lang, tryLearner)));
-    if (focusName) el.querySelector(`select[data-size="${focusName}"]`)?.focus();
-    compute();
-  }
-
-  function edited() {
-    for (const name of ["X", "A", "B"]) state.text[name] = view.grids[name].texts();
-    compute();
-  }
+  live(el, ctx, t, {
+    view(w) {
+      const { lang } = w;
+      const nOptions = divisors(state.F);
+      const size = (name, options) => select({ label: t(lang, `size-${name}`), options, value: state[name], attrs: { "data-size": name },
+        onChange: (v) => { resize(name, v); w.render(`select[data-size="${name}"]`); } });
+      // An N that no longer divides F stays chosen, marked, until the learner picks another.
+      const nBad = nOptions.includes(state.N) ? [] : [{ value: state.N, text: t(lang, "n-bad-option", { N: state.N }) }];
+      const grid = (name, more) => matrixInput({ name, caption: t(lang, `caption-${name}`), cls: `tpw-matrix-${name}`, values: state.text[name],
+        onInput: () => { state.text[name] = view.grids[name].texts(); w.update(); }, ...more });
+      // A's columns and B's rows in the colour of the GPU that owns them, labelled "GPU i"
+      // (none while N does not divide F).
+      const gpuOf = (k) => (state.F % state.N === 0 ? Math.floor((k * state.N) / state.F) : null);
+      const gpuClass = (k) => (gpuOf(k) === null ? null : `gpu-${gpuOf(k)}`);
+      const tag = (k) => h("span", { class: "tpw-gpu-tag" }, gpuOf(k) === null ? "" : t(lang, "gpu", { i: gpuOf(k) }));
+      view = {
+        grids: {
+          X: grid("X", { vector: true }),
+          A: grid("A", { colHead: tag, cellClass: (_, c) => gpuClass(c) }),
+          B: grid("B", { rowHead: tag, cellClass: (r) => gpuClass(r) }),
+        },
+        sizeErrors: h("div", { class: "tpw-errors", "data-testid": "size-errors" }),
+        results: h("div", { class: "tpw-results" }),
+      };
+      for (const th of view.grids.A.table.querySelectorAll("thead th")) th.classList.add(...[gpuClass(+th.dataset.col)].filter(Boolean));
+      for (const th of view.grids.B.table.querySelectorAll("tbody th")) th.classList.add(...[gpuClass(+th.dataset.row)].filter(Boolean));
+      return card({ lang, cls: "tpw-example", title: t(lang, "title"), intro: t(lang, "intro") },
+        h("fieldset", { class: "tpw-sizes" }, h("legend", {}, t(lang, "sizes")), size("D", seq(1, MAX_D)), size("F", seq(1, MAX_F)), size("N", [...nOptions, ...nBad])),
+        view.sizeErrors, h("div", { class: "tpw-inputs" }, Object.values(view.grids).map((g) => g.el)), view.results, w.tryBlock());
+    },
+    update({ lang }) {
+      const input = readInputs(lang);
+      if (!input) return void fill(view.results, blocked(t(lang, "blocked")));
+      const result = tpMlp(input.X, input.A, input.B, input.N);
+      fill(view.results, resultsView(lang, result, input));
+      return { input, result };
+    },
+    calls: ({ input: { X, A, B, N }, result }) => [[{ fn: "shard_mlp", args: [A, B, N], as: "shards" }, { fn: "tp_mlp", args: [X, { ref: "shards" }] }], { reference: result }],
+    result({ lang }, L) {
+      const ref = L.reference;
+      const cmp = compareLearner(L.outcome.results, ref);
+      const yours = cmp.verdict === "bad-shape"
+        ? t(lang, "bad-shape", { got: cmp.got ? JSON.stringify(L.outcome.results[1]) : t(lang, "not-numbers"), count: ref.Y.length })
+        : formatVector(cmp.got, "()", lang);
+      const shardHint = cmp.shardProblem && hintFor(cmp.shardProblem, ref, lang);
+      const sumHint = cmp.verdict === "mismatch" && missedSumHint(t, lang, cmp.got, ref.gpus.map((g) => g.Y_i));
+      return [
+        dataTable({ cls: "tpw-compare", rowHeads: false, head: [t(lang, "reference"), t(lang, "yours")], rows: [[
+          { text: formatVector(ref.Y, "()", lang), "data-testid": "reference-Y", "aria-label": "Y (reference)" },
+          { text: yours, "data-testid": "learner-Y", "aria-label": "Y (your code)" }]] }),
+        verdict(cmp.verdict === "match", t(lang, cmp.verdict === "match" ? "match" : "mismatch"), cmp.verdict),
+        shardHint ? h("p", { class: "tpw-hint" }, shardHint) : null,
+        sumHint ? h("p", { class: "tpw-hint", "data-testid": "learner-sum-hint" }, sumHint) : null,
+      ];
+    },
+  });
 
   function resize(name, value) {
-    if (name === "N") {
-      state.N = value;
-      render("N");
-      return;
-    }
     state[name] = value;
-    const { D, F } = state;
+    if (name === "N") return;
     // Keep what overlaps, fill new entries with 0.
+    const { D, F } = state;
     const reshape = (m, rows, cols) => seq(0, rows - 1).map((r) => seq(0, cols - 1).map((c) => m[r]?.[c] ?? "0"));
     state.text = { X: reshape(state.text.X, 1, D), A: reshape(state.text.A, D, F), B: reshape(state.text.B, F, D) };
-    render(name);
   }
 
   /** Reads the inputs; returns {X, A, B, N} or null after showing every problem inline. */
-  function readInputs() {
-    const lang = state.lang;
+  function readInputs(lang) {
     const read = Object.fromEntries(["X", "A", "B"].map((name) => [name, view.grids[name].read(t, lang)]));
-    const ok = Object.values(read).every(Boolean);
     const X = read.X ? read.X[0] : new Array(state.D).fill(0);
     const problems = checkMlpShapes(X, read.A ?? state.text.A, read.B ?? state.text.B, state.N);
-    showErrors(
-      view.sizeErrors,
-      problems.map((p) => ({
-        text: p.code === "not-divisible"
-          ? t(lang, "not-divisible", { F: p.F, N: p.N, list: divisors(p.F).join(", ") })
-          : t(lang, "shape-problem"),
-      }))
-    );
-    if (!ok || problems.length) return null;
+    showErrors(view.sizeErrors, problems.map((p) => ({
+      text: p.code === "not-divisible" ? t(lang, "not-divisible", { F: p.F, N: p.N, list: divisors(p.F).join(", ") }) : t(lang, "shape-problem") })));
+    if (!Object.values(read).every(Boolean) || problems.length) return null;
     return { X, A: read.A, B: read.B, N: state.N };
   }
 
-  function compute() {
-    const input = readInputs();
-    const divides = state.F % state.N === 0;
-    paintShards(divides ? state.N : null);
-    if (!input) {
-      fill(view.results, h("p", { class: "tpw-blocked", "data-testid": "blocked" }, t(state.lang, "blocked")));
-      view.current = null;
-      renderLearner();
-      return;
-    }
-    const r = tpMlp(input.X, input.A, input.B, input.N);
-    view.current = { input, result: r, key: JSON.stringify(input) };
-    fill(view.results, resultsView(r, input));
-    renderLearner();
-  }
-
-  /** Colours A's columns and B's rows by the GPU that owns them and labels them "GPU i". */
-  function paintShards(N) {
-    const lang = state.lang;
-    const F = state.F;
-    const gpuOf = (k) => (N ? Math.floor((k * N) / F) : null);
-    const { A, B } = view.grids;
-    A.inputs.forEach((row) => row.forEach((input, c) => setGpu(input.parentElement, gpuOf(c))));
-    B.inputs.forEach((row, r) => row.forEach((input) => setGpu(input.parentElement, gpuOf(r))));
-    for (const tag of A.table.querySelectorAll(".tpw-gpu-tag[data-col]")) {
-      const c = Number(tag.dataset.col);
-      labelTag(tag, gpuOf(c), lang);
-      setGpu(tag.parentElement, gpuOf(c));
-    }
-    for (const tag of B.table.querySelectorAll(".tpw-gpu-tag[data-row]")) {
-      const r = Number(tag.dataset.row);
-      labelTag(tag, gpuOf(r), lang);
-      setGpu(tag.parentElement, gpuOf(r));
-    }
-  }
-
-  function resultsView(r, input) {
-    const lang = state.lang;
+  function resultsView(lang, r, input) {
     const N = input.N;
     const F = r.XA.length;
     const gpuOf = (k) => Math.floor((k * N) / F);
@@ -175,64 +147,11 @@ export function mount(el, ctx) {
     ];
   }
 
-  function tryLearner() {
-    const current = view.current;
-    if (!current) return;
-    const { X, A, B, N } = current.input;
-    mine.start(current.key, [
-      { fn: "shard_mlp", args: [A, B, N], as: "shards" },
-      { fn: "tp_mlp", args: [X, { ref: "shards" }] },
-    ], { reference: current.result });
-  }
-
-  function renderLearner() {
-    mine.show(state.lang, view.current?.key ?? null, (L) => {
-      const lang = state.lang;
-      const ref = L.reference;
-      const cmp = compareLearner(L.outcome.results, ref);
-      const D = ref.Y.length;
-      const yours = cmp.verdict === "bad-shape"
-        ? t(lang, "bad-shape", { got: cmp.got ? JSON.stringify(L.outcome.results[1]) : t(lang, "not-numbers"), count: D })
-        : formatVector(cmp.got, "()", lang);
-      const shardHint = cmp.shardProblem && hintFor(cmp.shardProblem, ref, lang);
-      const sumHint = cmp.verdict === "mismatch" && missedSumHint(t, lang, cmp.got, ref.gpus.map((g) => g.Y_i));
-      return [
-        h(
-          "table",
-          { class: "tpw-compare" },
-          h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t(lang, "reference")), h("th", { scope: "col" }, t(lang, "yours")))),
-          h("tbody", {}, h("tr", {},
-            h("td", { "data-testid": "reference-Y", "aria-label": "Y (reference)" }, formatVector(ref.Y, "()", lang)),
-            h("td", { "data-testid": "learner-Y", "aria-label": "Y (your code)" }, yours)
-          ))
-        ),
-        verdict(cmp.verdict === "match", t(lang, cmp.verdict === "match" ? "match" : "mismatch"), cmp.verdict),
-        shardHint ? h("p", { class: "tpw-hint" }, shardHint) : null,
-        sumHint ? h("p", { class: "tpw-hint", "data-testid": "learner-sum-hint" }, sumHint) : null,
-      ];
-    });
-  }
-
   function hintFor(problem, ref, lang) {
     if (problem.part === "count") return t(lang, "shard-count", { N: ref.gpus.length });
     if (problem.part === "pair") return t(lang, "shard-pair", { i: problem.gpu });
     return t(lang, `shard-${problem.part}`, { i: problem.gpu, cols: indexRange(...ref.gpus[problem.gpu].range) });
   }
-
-  ctx.onLangChange?.((lang) => {
-    state.lang = lang;
-    render();
-  });
-  render();
-}
-
-function setGpu(cell, gpu) {
-  cell.className = cell.className.replace(/\bgpu-\d+\b/g, "").trim();
-  if (gpu !== null) cell.classList.add(`gpu-${gpu}`);
-}
-
-function labelTag(tag, gpu, lang) {
-  tag.textContent = gpu === null ? "" : t(lang, "gpu", { i: gpu });
 }
 
 function seq(from, to) {

@@ -99,3 +99,56 @@ export function radios({ legend, options, value, onChange, cls = "" }) {
     options.map((o) => h("label", {}, h("input", { type: "radio", name, value: o.value, checked: o.value === value,
       onchange: () => onChange(o.value) }), " ", o.text)));
 }
+
+/**
+ * fieldGroup(specs, {text, lang, onInput}) -> {fields, els, read()}: a widget's number settings,
+ * one numberField per spec, or a slider where the spec has `slider: {min, max, step}`. A spec
+ * is {name, label, limits (readNumber's), error(text) (the message for a value outside them),
+ * attrs}. `text` ({name: what the learner typed}) is kept up to date; onInput() after each
+ * edit. read() shows each field's error or clears it and gives {name: number}, or null while
+ * one is not readable.
+ */
+export function fieldGroup(specs, { text, lang, onInput }) {
+  const fields = Object.fromEntries(specs.map((s) => {
+    const common = { label: s.label, name: s.name, text: text[s.name], lang, onInput: (value) => { text[s.name] = value; onInput(); } };
+    return [s.name, s.slider ? slider({ ...common, ...s.slider }) : numberField({ ...common, attrs: s.attrs })];
+  }));
+  return {
+    fields,
+    els: specs.map((s) => fields[s.name].el),
+    read() {
+      const values = Object.fromEntries(specs.map((s) => [s.name, readNumber(text[s.name], s.limits)]));
+      for (const s of specs) fields[s.name].setError(values[s.name] === null ? s.error(text[s.name]) : "");
+      return Object.values(values).includes(null) ? null : values;
+    },
+  };
+}
+
+/**
+ * stepper({last, label(step), buttons: {back, next, all}, onStep(step)}) -> {el, set(step)}:
+ * the controls that walk through a computation's steps 1…last: back, the step's line
+ * (`data-testid` "step", read aloud when it changes), next, and "all" (straight to the last);
+ * each button's `data-step-button` is its key. set(step) shows a step (kept within 1…last)
+ * and disables the buttons that would not move; the buttons call onStep(the step they go to).
+ * It stays on screen while the steps change, so the focus stays on the button pressed.
+ */
+export function stepper({ last, label, buttons, onStep }) {
+  let step = 1;
+  const button = (key, to) => h("button", { type: "button", class: "tpw-button", "data-step-button": key, onclick: () => onStep(clampStep(to(), last)) }, buttons[key]);
+  const line = h("p", { class: "tpw-step", "data-testid": "step", "aria-live": "polite" });
+  const back = button("back", () => step - 1), next = button("next", () => step + 1), all = button("all", () => last);
+  return {
+    el: h("div", { class: "tpw-stepper" }, back, line, next, all),
+    set(to) {
+      step = clampStep(to, last);
+      line.textContent = label(step);
+      back.disabled = step === 1;
+      next.disabled = all.disabled = step === last;
+    },
+  };
+}
+
+/** `step` kept within 1…last. */
+export function clampStep(step, last) {
+  return Math.max(1, Math.min(last, step));
+}

@@ -278,3 +278,12 @@ function findShardProblem(shards, gpus) {
   }
   return null;
 }
+
+/**
+ * Whether the learner's `got` is the number `want`: within `rel` of it, relative to |want| but
+ * never to less than `floor` (floor 1: near zero, an absolute 1e-6 passes). Anything that is
+ * not a number (a string "nan", a list) is not.
+ */
+export function closeTo(got, want, rel = 1e-6, floor = 1) {
+  return typeof got === "number" && Math.abs(got - want) <= rel * Math.max(floor, Math.abs(want));
+}

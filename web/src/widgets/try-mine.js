@@ -39,6 +39,11 @@ export function tryMine({ run, t, onChange }) {
       return last;
     },
 
+    /** The results of the last run if it finished on the numbers named `key`, else null (a curve of the learner's to draw). */
+    resultsFor(key) {
+      return last?.status === "done" && last.key === key ? last.outcome.results : null;
+    },
+
     /**
      * The block to place in the widget, made anew on each render (null without Python); the
      * button calls `onTry`, which reads the widget's numbers and calls start().

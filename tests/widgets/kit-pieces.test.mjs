@@ -1,0 +1,44 @@
+// Unit tests for the kit's DOM-free pieces that every widget's verdicts and steps rest on:
+// closeTo (matrix.js), clampStep (controls.js), and tryMine's run bookkeeping (try-mine.js:
+// start, last, resultsFor), with a fake runner in place of the page's Python.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { closeTo } from "../../web/src/widgets/matrix.js";
+import { clampStep } from "../../web/src/widgets/controls.js";
+import { tryMine } from "../../web/src/widgets/try-mine.js";
+
+test("closeTo is relative to the wanted number, with a floor near zero", () => {
+  assert.ok(closeTo(1.682 + 1e-7, 1.682));
+  assert.ok(!closeTo(1.682 + 1e-5, 1.682));
+  assert.ok(closeTo(1e9 + 100, 1e9));             // relative: 1e-7 of a billion
+  assert.ok(closeTo(5e-7, 0));                     // floor 1: absolute near zero
+  assert.ok(!closeTo(5e-7, 0, 1e-6, 0));           // floor 0: only exactly zero
+  assert.ok(!closeTo("nan", 1) && !closeTo([1], 1) && !closeTo(NaN, NaN));
+});
+
+test("clampStep keeps a step within 1…last", () => {
+  assert.deepEqual([0, 1, 3, 4, 9].map((s) => clampStep(s, 4)), [1, 1, 3, 4, 4]);
+});
+
+test("tryMine keeps the last run and gives its results only for the numbers it ran on", async () => {
+  let changes = 0;
+  const seen = [];
+  const mine = tryMine({ run: async (calls) => { seen.push(calls); return { ok: true, results: [[1.682, 2.796]], stdout: "" }; }, t: () => "", onChange: () => changes++ });
+  assert.equal(mine.resultsFor("k"), null);
+  await mine.start("k", [{ fn: "f", args: [1] }], { reference: 7 });
+  assert.deepEqual(seen, [[{ fn: "f", args: [1] }]]);
+  assert.equal(changes, 2);                                   // once when it starts, once when it ends
+  assert.deepEqual(mine.resultsFor("k"), [[1.682, 2.796]]);
+  assert.equal(mine.resultsFor("other numbers"), null);
+  assert.equal(mine.last.reference, 7);
+  await mine.start(null, []);                                 // unreadable numbers: nothing runs
+  assert.equal(seen.length, 1);
+});
+
+test("a run that fails keeps its message and gives no results", async () => {
+  const mine = tryMine({ run: async () => ({ ok: false, message: "line 3: NameError" }), t: () => "", onChange: () => {} });
+  await mine.start("k", []);
+  assert.equal(mine.last.status, "error");
+  assert.equal(mine.last.message, "line 3: NameError");
+  assert.equal(mine.resultsFor("k"), null);
+});
