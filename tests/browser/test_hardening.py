@@ -51,8 +51,8 @@ pytestmark = pytest.mark.per_isolation_group("hardening")
 CASES = {c.name: c for c in all_cases()}
 
 # Cross-origin isolated: learner code runs in a learner worker, which the page swaps for a fresh
-# one at every Run, after a time limit (it gets no interrupt: loop_swallows_timeout would be
-# loop_in_one_check here) and when it dies.
+# one at every Run, after a time limit (it gets no interrupt: a loop that swallows one meets
+# the path of any loop, test_hosting.py's looping report) and when it dies.
 ISOLATED = [
     # The hostile cases aimed at the page, each followed by a case that shows what it would
     # have left behind: forged "passed" reports and messages (followed by failing cases), an
