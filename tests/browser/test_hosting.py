@@ -14,12 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from catalogue import CHECK_SECONDS  # noqa: E402  (tests/hardening, on the path through conftest)
+from catalogue import CHECK_SECONDS, copy_lesson  # noqa: E402  (tests/hardening, on the path through conftest)
 from conftest import (LESSON, READY_TIMEOUT_MS, RECORD_WORKERS, RUN_TIMEOUT_MS, ROOT, open_ready_page,
                       wait_for_service_worker, workers)
 
 sys.path.insert(0, str(ROOT / "tools"))
 from sitebuild.serve import serve_in_thread  # noqa: E402
+from sitebuild.testing import shared_folder, shared_site  # noqa: E402
 
 REFERENCE = (ROOT / "lessons" / LESSON / "reference.py").read_text()
 LESSON_PATH = f"lessons/{LESSON}/index.html"
@@ -138,104 +139,105 @@ def report_statuses(report: dict) -> dict[str, str]:
     return {c["id"]: c["status"] for c in report["checks"]}
 
 
-@pytest.fixture(scope="module")
-def cpython_loop_report(short_limits_lesson):
-    from lessonkit import grade, load_lesson
-    return grade(load_lesson(short_limits_lesson), with_loops(REFERENCE)).to_dict()
-
-
-# The tests that run into time limits on purpose do it on the short-limits copy of tp-mlp
-# (`short_limits_url`), where each limit costs CHECK_SECONDS instead of tp-mlp's 5 s; the first two
-# share one page per isolation mode (one test worker each), in file order.
+# The tests that run into time limits on purpose do it on a copy of tp-mlp whose checks have
+# CHECK_SECONDS each instead of tp-mlp's 5 s, and whose whole run has far more than any run here
+# takes on a loaded machine: the runs that follow a limit must grade every other check, and
+# within the hardening copy's 10 s a plain host's run (each attempt charged its grading) once
+# ran out on a machine loaded fifteen-fold, cutting the report short.
 LIMIT = f"after {CHECK_SECONDS:g} s"
-ON_LIMITS_PAGE = pytest.mark.per_isolation_group("short-limits-page")
 
 
 @pytest.fixture(scope="module")
-def limits_page(context, short_limits_url):
-    """The short-limits page, Python ready, its workers and reports recorded."""
-    page = open_ready_page(context, short_limits_url)
-    yield page
-    page.close()
+def loops_lesson(tmp_path_factory) -> Path:
+    return shared_folder(tmp_path_factory, "loop-limits-lessons", lambda folder: copy_lesson(
+        ROOT / "lessons" / LESSON, folder / LESSON, whole=True, total_seconds=600)) / LESSON
 
 
-GELU_LOOPS = "def gelu(x):\n    while True:\n        pass\n"
+@pytest.fixture(scope="module")
+def loops_url(tmp_path_factory, loops_lesson, isolation, context) -> str:
+    """That lesson's page on a site of its own, served as the isolation mode's site is (its
+    checks are tp-mlp's, which the shared build runs `lessonkit check` on: not again here)."""
+    site = shared_site(tmp_path_factory, loops_lesson.parent, check=False)
+    server, url = serve_in_thread(site, isolated=isolation == "isolated")
+    yield f"{url}lessons/{LESSON}/index.html"
+    server.shutdown()
+    server.server_close()
 
 
-@ON_LIMITS_PAGE
-def test_while_true_in_gelu_costs_one_time_limit_on_any_host(limits_page, set_code, run_checks, isolation):
-    """gelu's first check runs into its limit; every later check that calls gelu, tp_mlp's
-    included (tp_mlp calls gelu), is skipped at once and says why; shard_mlp is graded. The
-    limit ends the worker running gelu (isolated: the learner worker, and the grader goes on;
-    plain: the single worker, and the run is graded again in a spare that skips gelu)."""
+@pytest.fixture(scope="module")
+def cpython_loop_report(loops_lesson):
+    from lessonkit import grade, load_lesson
+    return grade(load_lesson(loops_lesson), with_loops(REFERENCE)).to_dict()
+
+
+def test_a_looping_solution_costs_one_time_limit_per_loop_and_gets_the_same_report_on_any_host(
+        context, loops_url, set_code, run_checks, cpython_loop_report, isolation):
+    """with_loops: gelu's first check (plain floats) runs into its limit; every later check that
+    calls gelu, tp_mlp's included (tp_mlp calls gelu), is skipped at once and says why, as is
+    every later call of shard_mlp for one GPU after the first ran out; every other check passes.
+    Each limit ends the worker running the loop (isolated: the learner worker, and the grader
+    goes on; plain: the single worker, and the run is graded again in a spare that skips the
+    function), and the report is the one CPython gives, with the lesson's limit, never 0 (restart
+    time is not charged to the run). One page and one Run for both loops: a Run on a plain host
+    costs a Python boot per limit."""
     assert "def gelu(x):\n" in REFERENCE
-    page = limits_page
-    before = workers(page)
-    assert not [w for w in before if w["ended"]], "this test counts the page's first ended worker: it comes first"
-    set_code(page, REFERENCE.replace("def gelu(x):\n", GELU_LOOPS, 1))
-    state, text = run_checks(page)
-    assert state == "failed", text
-    # One time limit for the whole run, not one per check that reaches gelu: one worker ended
-    # by it (and, plain, the spare the rest was graded in).
-    ended = [w["role"] for w in workers(page) if w["ended"]]
-    # Plain: the one the limit ended, and the spare the run then finished in (used up).
-    assert ended == (["single", "single"] if isolation == "plain" else ["learner"]), workers(page)
-    report = page.evaluate("window.__reports")[-1]
-    checks = {c["id"]: c for c in report["checks"]}
-    first = checks.pop("test_gelu::test_python_floats")
-    assert first["status"] == "timeout"
-    assert first["message"].startswith(f"gelu was still running {LIMIT}"), first["message"]
-    for cid, check in checks.items():
-        if cid.startswith("test_gelu::"):
-            assert check["status"] == "timeout" and check["message"].startswith(
-                "Skipped: gelu ran out of time above, in \u201cgelu works on plain Python floats"), check
-        elif cid.startswith("test_tp_mlp::"):
-            assert check["status"] == "timeout" and check["message"].startswith(
-                "Skipped: your tp_mlp calls gelu, which ran out of time above"), check
-        else:
-            assert check["status"] == "passed", check
-    # The page shows that report: the one check that ran out, the skipped ones folded under
-    # the first of their kind.
-    shown = page.locator("#results .check[data-status=timeout]")
-    assert shown.count() == sum(c["status"] == "timeout" for c in report["checks"])
-    assert "gelu was still running" in page.locator(
-        '#results .check[data-check="test_gelu::test_python_floats"] .check-message').inner_text()
-    assert page.errors == []
+    page = open_ready_page(context, loops_url)
+    try:
+        assert not [w for w in workers(page) if w["ended"]]
+        set_code(page, with_loops(REFERENCE))
+        state, text = run_checks(page, timeout=3 * RUN_TIMEOUT_MS)
+        assert state == "failed", text
+        # One time limit per looping function, not one per check that reaches it: one worker
+        # ended by each (and, plain, the spare the run then finished in, used up).
+        ended = [w["role"] for w in workers(page) if w["ended"]]
+        assert ended == (["single"] * 3 if isolation == "plain" else ["learner"] * 2), workers(page)
+        report = page.evaluate("window.__reports")[-1]
+        assert report_statuses(report) == report_statuses(cpython_loop_report)
+        assert not [c for c in report["checks"] if "after 0 s" in c["message"]]
+        ran_out = [c for c in report["checks"] if c["status"] == "timeout" and "Skipped" not in c["message"]]
+        assert [c["id"] for c in ran_out] == ["test_gelu::test_python_floats", ran_out[1]["id"]], ran_out
+        assert ran_out[1]["id"].startswith("test_shard_mlp::"), ran_out
+        assert ran_out[0]["message"].startswith(f"gelu was still running {LIMIT}"), ran_out[0]["message"]
+        assert LIMIT in ran_out[1]["message"], ran_out[1]["message"]
+        for check in report["checks"]:
+            cid = check["id"]
+            if check in ran_out:
+                continue
+            if cid.startswith("test_gelu::"):
+                assert check["status"] == "timeout" and check["message"].startswith(
+                    "Skipped: gelu ran out of time above, in \u201cgelu works on plain Python floats"), check
+            elif cid.startswith("test_tp_mlp::"):
+                assert check["status"] == "timeout" and check["message"].startswith(
+                    "Skipped: your tp_mlp calls gelu, which ran out of time above"), check
+            elif check["status"] == "timeout":
+                assert cid.startswith("test_shard_mlp::") and check["message"].startswith(
+                    "Skipped: shard_mlp ran out of time above"), check
+            else:
+                assert check["status"] == "passed", check
+        # The page shows that report: the checks that ran out, the skipped ones folded under
+        # the first of their kind.
+        shown = page.locator("#results .check[data-status=timeout]")
+        assert shown.count() == sum(c["status"] == "timeout" for c in report["checks"])
+        assert "gelu was still running" in page.locator(
+            '#results .check[data-check="test_gelu::test_python_floats"] .check-message').inner_text()
+        assert page.errors == []
+    finally:
+        page.close()
 
 
-@ON_LIMITS_PAGE
-def test_a_looping_solution_gets_the_same_report_on_any_host(limits_page, set_code, run_checks,
-                                                              cpython_loop_report):
-    """Time limits: on a plain host each one restarts Python, and the report still names exactly
-    the checks that looped, with the lesson's limit, and grades every other one (restart time
-    is not charged to the run)."""
-    page = limits_page
-    set_code(page, with_loops(REFERENCE))
-    state, _ = run_checks(page, timeout=3 * RUN_TIMEOUT_MS)
-    assert state == "failed"
-    report = page.evaluate("window.__reports")[-1]
-    timed_out = [c for c in report["checks"] if c["status"] == "timeout"]
-    ran_out = [c for c in timed_out if "Skipped" not in c["message"]]
-    # The two looping calls ran into the check's own limit; no limit was ever 0.
-    assert len(ran_out) == 2 and all(LIMIT in c["message"] for c in ran_out), ran_out
-    assert not [c for c in report["checks"] if "after 0 s" in c["message"]]
-    assert report_statuses(report) == report_statuses(cpython_loop_report)
-
-
-def test_stop_while_python_restarts_after_a_time_limit(short_limits_page, python_ready, set_code, run_checks,
-                                                       isolation):
+# With isolation a time limit ends only the learner worker: the grader goes on, nothing restarts.
+@pytest.mark.parametrize("isolation", ["plain"], indirect=True)
+def test_stop_while_python_restarts_after_a_time_limit(context, loops_url, set_code, run_checks, isolation):
     """Plain host: Stop pressed right after a time limit ended the worker, while the run goes on
-    in the next one (a page of its own: on the shared one a spare would be ready, and the run
-    over before Stop)."""
-    if isolation == "isolated":
-        pytest.skip("with isolation a time limit ends only the learner worker: the grader goes on")
-    page = short_limits_page
-    python_ready(page)
+    in the next one (a page of its own, with no spare ready yet: with one the run would be over
+    before Stop)."""
+    page = open_ready_page(context, loops_url)
     set_code(page, WHILE_TRUE_AT_LOAD)
     page.get_by_role("button", name="Run", exact=True).click()
     page.wait_for_function("window.__workers.some((w) => w.ended)", timeout=RUN_TIMEOUT_MS, polling=20)
     page.get_by_role("button", name="Stop", exact=True).click()
     assert run_checks(page, how=None)[0] == "stopped"
-    python_ready(page)
+    page.wait_for_selector("#python-progress[data-state=ready]", timeout=READY_TIMEOUT_MS)
     state, text = grade_reference(page, set_code, run_checks)
     assert state == "passed", text
+    page.close()

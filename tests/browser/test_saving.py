@@ -34,12 +34,16 @@ FILL_STORAGE = """() => {
 }"""
 FREE_STORAGE = "() => Object.keys(localStorage).filter((k) => k.startsWith('filler-')).forEach((k) => localStorage.removeItem(k))"
 SAVED = "() => localStorage.getItem(Object.keys(localStorage).find((k) => k.endsWith(':lesson:tp-mlp')))"
+# Saving does not depend on cross-origin isolation (tests/conftest.py).
+ISOLATION_MODES = ["isolated"]
 
 
-@pytest.fixture(autouse=True)
-def isolated_only(isolation):
-    if isolation != "isolated":
-        pytest.skip("saving does not depend on isolation")
+def wait_for_dialogs(page, dialogs: list, count: int):
+    """Until `count` dialogs have been seen (or 20 s have passed: the assertion after says)."""
+    for _ in range(100):
+        if len(dialogs) >= count:
+            return
+        page.wait_for_timeout(200)
 
 
 @pytest.mark.python_loading
@@ -64,16 +68,13 @@ def test_a_save_over_the_quota_is_reported_with_a_download(lesson_page, set_code
     dialogs = []
     page.on("dialog", lambda dialog: (dialogs.append(dialog.type), dialog.dismiss()))
     page.evaluate("location.reload()")
-    page.wait_for_timeout(1000)
+    wait_for_dialogs(page, dialogs, 1)
     assert dialogs == ["beforeunload"]
     assert editor_text(page) == BIG_SOLUTION
     # So does a move to the next lesson: not in place (navigation.js), since the editor's text
     # would go with the page, but as an ordinary navigation the browser asks about first.
     page.get_by_role("navigation", name="Lessons").get_by_role("link").first.click()
-    for _ in range(100):
-        if len(dialogs) == 2:
-            break
-        page.wait_for_timeout(200)
+    wait_for_dialogs(page, dialogs, 2)
     assert dialogs == ["beforeunload"] * 2
     assert page.url.endswith(f"/lessons/{LESSON}/index.html")
     assert editor_text(page) == BIG_SOLUTION

@@ -185,9 +185,11 @@ CHECK_SECONDS = 2.0
 TOTAL_SECONDS = 10.0
 
 
-def copy_lesson(source: Path, target: Path, whole: bool = False) -> Path:
-    """The hardening copy of a lesson, its limits CHECK_SECONDS and TOTAL_SECONDS: the shipped
-    subset (lesson.toml, starter.py, checks/), or with `whole` the whole folder (for a site)."""
+def copy_lesson(source: Path, target: Path, whole: bool = False, check_seconds: float = CHECK_SECONDS,
+                total_seconds: float = TOTAL_SECONDS) -> Path:
+    """The hardening copy of a lesson, its limits CHECK_SECONDS and TOTAL_SECONDS (or those
+    given): the shipped subset (lesson.toml, starter.py, checks/), or with `whole` the whole
+    folder (for a site)."""
     if whole:
         shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__"))
     else:
@@ -198,7 +200,7 @@ def copy_lesson(source: Path, target: Path, whole: bool = False) -> Path:
                         ignore=shutil.ignore_patterns("__pycache__"))
     toml = target / "lesson.toml"
     text = toml.read_text(encoding="utf-8")
-    for key, value in (("check_seconds", CHECK_SECONDS), ("total_seconds", TOTAL_SECONDS)):
+    for key, value in (("check_seconds", check_seconds), ("total_seconds", total_seconds)):
         text, n = re.subn(rf"(?m)^{key}\s*=\s*[0-9.]+", f"{key} = {value}", text)
         assert n == 1, f"{source / 'lesson.toml'}: no `{key} = ...` line to shorten"
     toml.write_text(text, encoding="utf-8")

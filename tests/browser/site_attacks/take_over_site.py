@@ -97,8 +97,9 @@ if js is not None:
         if "SyntaxError" in str(e):  # fetched and parsed: the script loader reached the file
             REACHED.append("importScripts")
     # The cache and the pages, from JavaScript, now and every 200 ms until this worker ends.
-    js.__take_over_zip = js.Uint8Array.new(len(passing_lesson_zip()))
-    js.__take_over_zip.assign(passing_lesson_zip())
+    forged = passing_lesson_zip()
+    js.__take_over_zip = js.Uint8Array.new(len(forged))
+    js.__take_over_zip.assign(forged)
     for name in ("caches", "fetch", "indexedDB", "Worker", "BroadcastChannel"):
         if hasattr(js, name):  # what the worker's global scope still holds, seen from Python
             REACHED.append(name)
