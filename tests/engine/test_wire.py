@@ -132,7 +132,7 @@ def test_nesting_is_bounded():
     (encode(np.arange(3.0)), encode(np.arange(3))), (encode((1,)), encode([1])),
 ], ids=repr)
 def test_identical_tells_apart_what_decodes_differently(a, b):
-    # `==` calls the first four pairs equal; each pair decodes to different values.
+    # `==` calls the first three pairs equal; each pair decodes to different values.
     assert not identical(a, b) and not identical(b, a)
 
 
