@@ -25,6 +25,9 @@ from .learner import LearnerError, TimedOutBefore
 from .timelimit import CheckTimeout
 from .wire import PROTOCOL
 
+# What a call's response has in `after` for an input it left exactly as the request sent it.
+_UNCHANGED = PROTOCOL["unchanged_input"]
+
 
 def crash_message(how: str | None, signal: str | None = None) -> str:
     """What a check says when the learner's side died while it ran."""
@@ -207,7 +210,9 @@ class Learner:
                         or type(params) is not list or type(dtypes) is not list \
                         or not all(type(p) is str for p in params + dtypes):
                     raise wire.WireError("malformed result")
-                return (wire.decode(response["got"]), tuple(wire.decode(a) for a in after),
+                # An input left unchanged comes back as a marker: the one this request sent.
+                left = (encoded[i] if a == _UNCHANGED else a for i, a in enumerate(after))
+                return (wire.decode(response["got"]), tuple(wire.decode(a) for a in left),
                         tuple(params), set(dtypes))
             if kind == "raised" and type(response["message"]) is str:
                 raise LearnerError(response["message"], line=response.get("line"))

@@ -155,7 +155,12 @@ class Host:
                 "{name} returned about {mb} MB of numbers, far more than any check expects, "
                 "so it was not checked. Look at the shape of what you return.",
                 name=name, mb=f"{size / 2**20:.0f}"))
-        return self._answer(message, out, kind="returned", got=encoded[0], after=encoded[1],
+        # An input the call left as it came is not sent back: the grader has it (half of a
+        # call's bytes where the checks pass large arrays, and nothing a learner could not
+        # already say by sending the input back as it got it).
+        after = [_UNCHANGED if wire.identical(left, sent) else left
+                 for left, sent in zip(encoded[1], message["args"])]
+        return self._answer(message, out, kind="returned", got=encoded[0], after=after,
                             params=list(names), dtypes=sorted(dtypes))
 
     def _function(self, name: str):
@@ -245,6 +250,8 @@ def missing_functions(lesson: Lesson, module) -> str | None:
 # The bytes of arrays an answer may hold: base64 makes 4 of every 3, and the page's channel
 # holds protocol.json's `bytes_capacity`.
 _MAX_ANSWER_BYTES = wire.PROTOCOL["sab"]["bytes_capacity"] * 3 // 4 - 2**20
+# A call's input returned exactly as the request encoded it (channel.Learner.call).
+_UNCHANGED = wire.PROTOCOL["unchanged_input"]
 
 
 def _bytes_in(value) -> int:

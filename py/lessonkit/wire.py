@@ -89,6 +89,20 @@ def encode(value, depth: int = 0):
     raise WireError(f"{type(value).__name__} is not plain data")
 
 
+def identical(a, b) -> bool:
+    """Whether two encoded values are the same data, types and signs included (`==` says
+    1 == 1.0 == True and 0.0 == -0.0, which decode to different values)."""
+    if type(a) is not type(b):
+        return False
+    if type(a) is list:
+        return len(a) == len(b) and all(identical(x, y) for x, y in zip(a, b))
+    if type(a) is dict:
+        return a.keys() == b.keys() and all(identical(a[k], b[k]) for k in a)
+    if type(a) is float:
+        return a == b and math.copysign(1.0, a) == math.copysign(1.0, b)
+    return a == b
+
+
 def decode(obj, depth: int = 0):
     """The value `obj` (from `encode`, or forged) stands for; WireError if it is not plain."""
     if depth > MAX_DEPTH:

@@ -2,6 +2,7 @@
 behind any channel gives the same verdicts as in-process grading, its objects never reach the
 grader, and nothing the learner's side writes can make a check pass."""
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -248,3 +249,31 @@ def test_the_learner_workers_entry_points(toy_dir):
               calls=[{"fn": "double", "args": [[1.0, 2.0]]}])
     assert ran == {"seq": 3, "kind": "ran", "result": {
         "ok": True, "results": [[2.0, 4.0]], "stdout": "", "stdout_truncated": False}}
+
+
+def test_an_input_left_as_it_came_is_not_sent_back(toy_dir):
+    """A call's response carries an input only when the call changed it (a zero's sign
+    included): the grader has the rest, and decodes what it sent, as the learner would have
+    sent it back."""
+    from lessonkit import learner_host
+    from lessonkit.capture import CappedOutput
+    from lessonkit.channel import InProcess, Learner
+    ask = lambda **request: json.loads(learner_host.handle_json(json.dumps(request)))  # noqa: E731
+    source = TOY_REFERENCE + "\ndef flip(x):\n    x[0] = -x[0]\n    return 0.0\n"
+    learner_host.prepare(str(toy_dir))
+    ask(op="load", seq=1, lesson_dir=str(toy_dir), lang="en", stand_ins={}, source=source)
+    unchanged = {"unchanged": True}
+    kept = ask(op="call", seq=2, fn="double", args=[{"tuple": [1.5]}])
+    assert kept["after"] == [unchanged]
+    for value in ([2.0, 3.0], [0.0, 3.0]):
+        flipped = ask(op="call", seq=3, fn="flip", args=[value])
+        assert flipped["after"] == [[-value[0], 3.0]]
+        assert math.copysign(1, flipped["after"][0][0]) == -1
+    solution = Learner(load_lesson(toy_dir), source, "en", InProcess(), CappedOutput(50, 4000))
+    assert solution.load(5.0) is None
+    x = np.arange(4.0).reshape(2, 2)[:, ::-1]  # not contiguous: what comes back is
+    got, after, _, _ = solution.call("double", (x,))
+    assert type(after[0]) is np.ndarray and after[0].flags.c_contiguous
+    assert np.array_equal(after[0], x) and after[0] is not x
+    got, after, _, _ = solution.call("flip", ([0.0, 1.0],))
+    assert after == ([-0.0, 1.0],) and math.copysign(1, after[0][0]) == -1

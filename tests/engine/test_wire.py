@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from lessonkit.wire import Unusable, WireError, decode, encode
+from lessonkit.wire import Unusable, WireError, decode, encode, identical
 
 
 def round_trip(value):
@@ -125,3 +125,17 @@ def test_nesting_is_bounded():
         forged = {"tuple": [forged]}
     with pytest.raises(WireError):
         decode(forged)
+
+
+@pytest.mark.parametrize("a,b", [
+    ([1], [1.0]), (True, 1), (0.0, -0.0), ({"a": 1}, {"b": 1}), ([1, 2], [1]),
+    (encode(np.arange(3.0)), encode(np.arange(3))), (encode((1,)), encode([1])),
+], ids=repr)
+def test_identical_tells_apart_what_decodes_differently(a, b):
+    # `==` calls the first three pairs equal; each pair decodes to different values.
+    assert not identical(a, b) and not identical(b, a)
+
+
+def test_identical_holds_for_the_same_data_through_json():
+    value = encode([np.linspace(-1, 1, 8).reshape(2, 4), (1, -0.0, "x"), {"k": [None, True]}])
+    assert identical(value, json.loads(json.dumps(value)))

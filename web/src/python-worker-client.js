@@ -28,8 +28,9 @@ const REALARM_MS = protocol.realarm_s * 1000;
 // many: learner-channel.js) start once the page has been idle this long after Python got
 // ready: not while the learner's first moves on a fresh page (typing, the widgets, a first
 // Run) want the CPU a boot takes on a machine with few cores. After that a job that took one
-// starts the next as soon as its result is shown (never during a Run: the Run would share the
-// CPU with the boot), one boot at a time, so a Run right after a Run and Stop find one ready.
+// starts the next as soon as its result is shown if no booted spare is left (never during a
+// Run: the Run would share the CPU with the boot), else once the page has been idle this long
+// again, one boot at a time, so a Run right after a Run and Stop find one ready.
 const SPARE_AFTER_IDLE_MS = 2000;
 
 /** A timer that can be paused (while a replaced worker starts: restarting is never charged). */
@@ -206,15 +207,20 @@ export class PythonWorker {
     // Workers started from now on boot into the new lesson; a spare that started before is
     // moved below with the rest.
     this.config = config;
+    const spares = [...this.spares.started];
     try {
       const response = await fetch(urls.lesson);
       if (!response.ok) throw new Error(`${urls.lesson}: HTTP ${response.status}`);
       const zip = await response.arrayBuffer();
-      // The spare moves too, but a Run waits for it only once it takes it (it may still boot).
       const lang = this.lang();
-      for (const spare of this.spares.started) spare.loadLesson(lesson, zip, sha256.lesson, lang);
       const processes = this.split ? [this.grader, this.link.learner] : [this.single];
-      await Promise.all(processes.map((process) => process.loadLesson(lesson, zip, sha256.lesson, lang)));
+      const loads = processes.map((process) => process.loadLesson(lesson, zip, sha256.lesson, lang));
+      // The spares move too, once the workers in use have (not sharing the CPU with them
+      // before the lesson is ready), or failed to (a restart then takes a spare); a Run waits
+      // for one only once it takes it.
+      await Promise.allSettled(loads);
+      for (const spare of spares) spare.loadLesson(lesson, zip, sha256.lesson, lang);
+      await Promise.all(loads);
       return { kind: "lesson" };
     } catch (error) {
       this.startAfresh();
@@ -526,7 +532,10 @@ export class PythonWorker {
     if (!this.split && job.type === "grade" && !job.warmUp && this.single.dirty) this.replaceSingle();
     job.resolve(result);
     // After the result is shown (a timer runs after the page's own continuation); not after
-    // the warm-up, whose spares wait for the page's first idle moments.
-    if (this.readyOnce) this.refillWhenIdle(0);
+    // the warm-up, whose spares wait for the page's first idle moments. While a booted spare
+    // is still kept, the next Run has its worker, and the one to replace the spare just taken
+    // waits until the page is idle: a boot started now would share the 2 cores with a Run
+    // pressed right after this one.
+    if (this.readyOnce) this.refillWhenIdle(this.spares.started.some((spare) => spare.booted) ? SPARE_AFTER_IDLE_MS : 0);
   }
 }
