@@ -1,7 +1,15 @@
-"""axe-core (npm) on a page in every variant a learner can get: English and, where the page
-offers it, Polish, each in the light and the dark theme (the language switch and
-prefers-color-scheme apply without a reload). Used by tests/browser/test_course_a11y.py (the
-home page) and tests/lessons/test_pages.py (every lesson page, once its Python is ready)."""
+"""axe-core (npm) on a page in the variants a learner can get: English and, where the page
+offers it, Polish, each in the light and the dark theme, at desktop and phone width (the
+language switch, prefers-color-scheme and the viewport apply without a reload).
+
+`every_variant`: both languages in both themes at the page's width (tests/browser/test_course_a11y.py:
+the home page; tests/lessons/test_pages.py: the first lesson's page, for the page's own parts,
+the same on every lesson). `two_variants`: English, light, desktop, and Polish, dark, phone
+(tests/lessons/test_pages.py: every lesson page, for its own prose and widgets). Language,
+theme and width change independent things (the text and its labels; colours only; the layout
+only), so a fault of one shows in whichever of the two variants has that value: a dark theme
+that loses contrast in the second, a phone layout that breaks a rule in the second, a Polish
+label left empty in the second, an English one in the first."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -24,17 +32,38 @@ def violations(page, rules: list[str] | None = None) -> list[str]:
                          rules)
 
 
+def show(page, lang: str, theme: str) -> bool:
+    """The page in `lang` (False, unchanged, if it does not offer it) and `theme`."""
+    choice = page.locator(f'[data-lang-choice="{lang}"]')
+    if lang != "en" and not choice.count():
+        return False
+    if choice.count():
+        choice.first.click()
+    page.emulate_media(color_scheme=theme)
+    return True
+
+
+def two_variants(page) -> dict:
+    """{(lang, theme, width): violations} for English, light, at 1300 px and Polish (English
+    where not offered), dark, at 390 px: every rule in each. Leaves the page in the second."""
+    page.add_script_tag(content=AXE.read_text())
+    found = {}
+    for lang, theme, width in (("en", "light", 1300), ("pl", "dark", 390)):
+        if not show(page, lang, theme):
+            lang = "en"
+            show(page, lang, theme)
+        page.set_viewport_size({"width": width, "height": 950})
+        found[lang, theme, width] = violations(page)
+    return found
+
+
 def every_variant(page) -> dict:
     """{(lang, theme): violations} for every variant of the open page."""
     page.add_script_tag(content=AXE.read_text())
     found = {}
     for lang in ("en", "pl"):
-        choice = page.locator(f'[data-lang-choice="{lang}"]')
-        if lang != "en" and not choice.count():
-            continue
-        if choice.count():
-            choice.first.click()
         for theme in ("light", "dark"):
-            page.emulate_media(color_scheme=theme)
+            if not show(page, lang, theme):
+                break
             found[lang, theme] = violations(page, None if theme == "light" else COLOUR_RULES)
     return found

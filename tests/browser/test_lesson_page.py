@@ -13,6 +13,8 @@ from authorkit import golden
 from lessonkit import load_lesson
 from lessonkit.lesson import match_ids
 
+from gallery import gallery
+
 from conftest import READY_TIMEOUT_MS, RUN_TIMEOUT_MS, boots, open_ready_page, workers
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -79,11 +81,6 @@ def ready_page(shared_page, python_ready):
     return shared_page
 
 
-def wrong_solutions():
-    """(name, source, check ids it is known to fail) for the lesson's known-wrong solutions."""
-    return [(w.name, w.source, list(w.fails)) for w in load_lesson(LESSON_DIR).wrong]
-
-
 # Python's progress line while it warms up (imports, grading the starter).
 PREPARING = "document.getElementById('python-progress-text').textContent.startsWith('Preparing')"
 
@@ -148,48 +145,30 @@ def test_python_loads_in_the_background_and_a_run_waits_for_it(shared_page, set_
     assert page.errors == []
 
 
-@ON_SHARED_PAGE
-def test_wrong_code_is_explained(one_mode, ready_page, set_code, run_checks, screenshot):
-    """A known-wrong solution shows its failing checks with messages; a syntax error shows the
-    learner's own line."""
-    page = ready_page
-    for name, source, caught in wrong_solutions()[:2]:
-        set_code(page, source)
-        state, text = run_checks(page)
-        assert state == "failed", text
-        items = {item["id"]: item for item in check_items(page)}
-        assert all(item["status"] in STATUS_WORDS for item in items.values())
-        for pattern in caught:
-            named = [items[check_id] for check_id in match_ids([pattern], list(items))]
-            assert named, f"no check matches {pattern!r}"
-            for item in named:
-                assert item["status"] in {"failed", "error", "timed out"}, item
-                assert item["message"], f"{item['id']} did not pass, and says nothing about why"
-                assert "lessonkit" not in item["message"], "no grader internals in a learner's message"
-        screenshot(page, f"wrong-{name}")
-
-    source = REFERENCE + "\n\ndef broken(:\n    pass\n"
-    bad_line = source[:source.index("def broken")].count("\n") + 1
-    set_code(page, source)
-    state, _ = run_checks(page)
-    assert state == "failed"
-    items = check_items(page)
-    load = items[0]
-    assert load["id"] == "load" and load["status"] in {"failed", "error"}
-    assert f"line {bad_line}" in load["message"], load["message"]
-    assert "lessonkit" not in load["message"] and "site-packages" not in load["message"]
-    assert all(item["status"] == "error" for item in items[1:])
-    screenshot(page, "syntax-error")
+# Runaway code that catches every exception its loop gets (an interrupt included).
+STUBBORN = STARTER + """
+while True:
+    try:
+        while True:
+            pass
+    except BaseException:
+        pass
+"""
 
 
 @ON_SHARED_PAGE
 def test_runaway_code_is_stopped_by_stop_and_by_the_time_limit(ready_page, set_code, run_checks,
                                                                screenshot, isolation):
-    """Stop and the time limit end the learner's code (cross-origin isolated: its learner worker,
-    never the grader); the next Run grades as usual."""
+    """Stop ends the learner's code (cross-origin isolated: its learner worker, never the
+    grader). Cross-origin isolated, the time limit ends it too, even code that swallows every
+    interrupt: the page ends the learner worker that runs it and answers the grader "timed out"
+    (it interrupts only the grader, so a plain loop takes the same way; without isolation that
+    is the hardening catalogue's loop_module_level, graded in the plain page there). The next
+    Run grades as usual."""
     page = ready_page
     status = page.get_by_role("status", name="Run status")
     before = workers(page)
+    ended_learners = lambda: sum(w["ended"] for w in workers(page) if w["role"] == "learner")  # noqa: E731
 
     set_code(page, RUNAWAY)
     page.get_by_role("button", name="Run", exact=True).click()
@@ -202,15 +181,18 @@ def test_runaway_code_is_stopped_by_stop_and_by_the_time_limit(ready_page, set_c
     assert not page.locator("#results .check[data-status=timeout]").count()
     screenshot(page, "stopped")
 
-    # The same runaway code, left to its time limit (without isolation that is the hardening
-    # catalogue's loop_module_level, graded in the plain page there).
     if isolation == "isolated":
+        ended_before = ended_learners()
+        set_code(page, STUBBORN)
         state, text = run_checks(page)
         assert state == "failed", text
         items = check_items(page)
         assert items[0]["id"] == "load" and items[0]["status"] == "timed out", items[0]
         assert items[0]["message"]
         assert "timed out" in text
+        # The learner worker stuck in the loop is ended (so is one a previous Run used, when
+        # the Run starts on a fresh learner).
+        assert ended_learners() > ended_before, workers(page)
         screenshot(page, "time-limit")
 
     set_code(page, REFERENCE)
@@ -224,35 +206,6 @@ def test_runaway_code_is_stopped_by_stop_and_by_the_time_limit(ready_page, set_c
         assert newly_ended >= 2, "Stop and the time limit each ended the looping learner worker"
     else:
         assert {w["role"] for w in now} == {"single"}
-
-
-@ON_SHARED_PAGE
-def test_code_that_swallows_the_interrupt_is_still_stopped(ready_page, set_code, run_checks, isolation):
-    """Code that catches every exception in its loop runs into the time limit all the same: the
-    page ends the learner worker that runs it and answers the grader "timed out"."""
-    if isolation == "plain":
-        pytest.skip("without isolation every time limit ends the worker (tested above)")
-    stubborn = STARTER + (
-        "\nwhile True:\n"
-        "    try:\n"
-        "        while True:\n"
-        "            pass\n"
-        "    except BaseException:\n"
-        "        pass\n")
-    page = ready_page
-    ended_learners = lambda: sum(w["ended"] for w in workers(page) if w["role"] == "learner")  # noqa: E731
-    ended_before = ended_learners()
-    set_code(page, stubborn)
-    state, text = run_checks(page)
-    assert state == "failed", text
-    assert check_items(page)[0]["status"] == "timed out"
-    # The learner worker stuck in the loop is ended (so is one a previous Run used, when the Run
-    # starts on a fresh learner); the grader is never ended.
-    assert ended_learners() > ended_before, workers(page)
-    assert not any(w["ended"] for w in workers(page) if w["role"] == "grader"), workers(page)
-    set_code(page, REFERENCE)
-    state, text = run_checks(page)
-    assert state == "passed", text
 
 
 @ON_SHARED_PAGE
@@ -309,20 +262,6 @@ def test_every_run_starts_in_a_fresh_python_without_isolation(ready_page, set_co
     assert "left by an earlier run: True" in page.locator("#output").inner_text()
 
 
-def covering(solutions):
-    """The fewest known-wrong solutions (greedily) whose `fails` name every check function
-    that any of them names, so every check's failure message crosses the channel at least once."""
-    def functions(caught):
-        return {re.sub(r"\[.*", "", pattern) for pattern in caught}
-    wanted = set().union(*(functions(c) for _, _, c in solutions))
-    chosen = []
-    while wanted:
-        best = max(solutions, key=lambda s: len(functions(s[2]) & wanted))
-        chosen.append(best)
-        wanted -= functions(best[2])
-    return chosen
-
-
 def drawn_apart(checks: dict[str, tuple]) -> dict[str, tuple]:
     """golden.comparable's checks, a `test_fresh_*` check's message left out: it quotes the
     arguments that Run drew (the page draws anew on every Run; the golden reports' seed is fixed),
@@ -331,26 +270,60 @@ def drawn_apart(checks: dict[str, tuple]) -> dict[str, tuple]:
             for cid, (status, title, message) in checks.items()}
 
 
+def assert_explained(page, caught: list[str]):
+    """The results list of a known-wrong solution's Run: each check it is known to fail did not
+    pass, and says why, in words without grader internals."""
+    items = {item["id"]: item for item in check_items(page)}
+    assert all(item["status"] in STATUS_WORDS for item in items.values())
+    for pattern in caught:
+        named = [items[check_id] for check_id in match_ids([pattern], list(items))]
+        assert named, f"no check matches {pattern!r}"
+        for item in named:
+            assert item["status"] in {"failed", "error", "timed out"}, item
+            assert item["message"], f"{item['id']} did not pass, and says nothing about why"
+            assert "lessonkit" not in item["message"], "no grader internals in a learner's message"
+
+
 @ON_SHARED_PAGE
-def test_reference_and_wrong_gallery_grade_as_in_cpython(ready_page, set_code, run_checks, isolation):
-    """Through the two workers, the reference and known-wrong solutions covering every check get
-    exactly the golden reports' verdicts, titles and messages, which CPython gives them (`lessonkit
-    check`; all of them get Pyodide's verdicts in tests/lessons/test_grading.py; the channel is
-    the same for any solution)."""
-    if isolation == "plain":
-        pytest.skip("the single worker grades in-process, as CPython's tests do (tests/lessons)")
+def test_reference_and_wrong_gallery_grade_as_in_cpython_and_are_explained(one_mode, ready_page, set_code,
+                                                                           run_checks, screenshot):
+    """Through the two workers, the reference and known-wrong solutions covering every check
+    (tests/gallery.py; the channel is the same for any solution) get exactly the golden
+    reports' verdicts, titles and messages, which CPython gives them (`lessonkit check`), and the
+    results list explains each wrong one; a syntax error
+    shows the learner's own line. Without isolation the single worker grades in-process, as
+    CPython's tests do (tests/lessons)."""
     lesson = load_lesson(LESSON_DIR)
     page = ready_page
     mismatches = {}
-    for name, source in [(golden.REFERENCE, REFERENCE), *[(n, src) for n, src, _ in covering(wrong_solutions())]]:
+    solutions = gallery(lesson)
+    for name, source in solutions.items():
         set_code(page, source)
-        run_checks(page)
+        state, text = run_checks(page)
         got = drawn_apart(golden.comparable(page.evaluate("window.__reports")[-1]["checks"]))
         want = drawn_apart(golden.comparable(golden.expected(lesson, name, "en")))
         if got != want:
             mismatches[name] = {k: (want.get(k), got.get(k)) for k in want.keys() | got.keys()
                                 if want.get(k) != got.get(k)}
+        if name != golden.REFERENCE:
+            assert state == "failed", (name, text)
+            assert_explained(page, lesson.wrong_solution(name).fails)
+            if name in list(solutions)[1:3]:
+                screenshot(page, f"wrong-{name}")
     assert mismatches == {}, json.dumps(mismatches, indent=1, ensure_ascii=False)[:4000]
+
+    source = REFERENCE + "\n\ndef broken(:\n    pass\n"
+    bad_line = source[:source.index("def broken")].count("\n") + 1
+    set_code(page, source)
+    state, _ = run_checks(page)
+    assert state == "failed"
+    items = check_items(page)
+    load = items[0]
+    assert load["id"] == "load" and load["status"] in {"failed", "error"}
+    assert f"line {bad_line}" in load["message"], load["message"]
+    assert "lessonkit" not in load["message"] and "site-packages" not in load["message"]
+    assert all(item["status"] == "error" for item in items[1:])
+    screenshot(page, "syntax-error")
 
 
 # The page holds all its Pythons, booted: the grader, the learner and the spare (isolated), or
@@ -415,18 +388,8 @@ def test_next_lesson_and_back_keep_python_loaded(ready_page, set_code, run_check
 
 
 @pytest.mark.python_loading
-def test_code_survives_a_reload(one_mode, lesson_page, set_code, editor_text):
-    page = lesson_page
-    mine = "# my work in progress\n" + STARTER
-    set_code(page, mine)
-    page.reload()
-    page.wait_for_selector("#editor .cm-line")
-    assert editor_text(page) == mine.rstrip("\n") or editor_text(page) == mine
-    assert page.locator("#notice").is_hidden()
-
-
-@pytest.mark.python_loading
-def test_unedited_starter_follows_a_new_starter_silently(one_mode, lesson_page, editor_text):
+def test_a_new_starter_replaces_unedited_code_silently_and_is_offered_for_edited_code(
+        one_mode, lesson_page, editor_text, screenshot):
     page = lesson_page
     old = "def gelu(x):\n    raise NotImplementedError\n"
     page.evaluate("([k, v]) => localStorage.setItem(k, v)",
@@ -436,10 +399,6 @@ def test_unedited_starter_follows_a_new_starter_silently(one_mode, lesson_page, 
     assert page.locator("#notice").is_hidden()
     assert editor_text(page).strip() == STARTER.strip()
 
-
-@pytest.mark.python_loading
-def test_a_changed_starter_is_announced_and_offered(one_mode, lesson_page, editor_text, screenshot):
-    page = lesson_page
     mine = "def gelu(x):\n    return x  # mine\n"
     page.evaluate("([k, v]) => localStorage.setItem(k, v)",
                   ["tp-course:/:lesson:tp-mlp", json.dumps({"code": mine, "starter": "an older starter"})])
@@ -458,7 +417,8 @@ def test_a_changed_starter_is_announced_and_offered(one_mode, lesson_page, edito
 
 
 @pytest.mark.python_loading
-def test_reset_asks_first_and_can_be_undone(one_mode, lesson_page, set_code, editor_text):
+def test_reset_asks_first_and_can_be_undone_and_code_survives_a_reload(one_mode, lesson_page, set_code,
+                                                                       editor_text):
     page = lesson_page
     mine = "# mine\n" + STARTER
     set_code(page, mine)
@@ -475,6 +435,7 @@ def test_reset_asks_first_and_can_be_undone(one_mode, lesson_page, set_code, edi
     page.reload()
     page.wait_for_selector("#editor .cm-line")
     assert editor_text(page).strip() == mine.strip(), "the undone reset is saved too"
+    assert page.locator("#notice").is_hidden()
 
 
 @pytest.mark.python_loading

@@ -1,9 +1,10 @@
 """The two live widgets on the tp-mlp lesson page, in the real browser.
 
 They must show the source's numbers, recompute on every edit without waiting for Python, report
-bad input next to the field, switch language with the page, and run the worked example through
-the learner's own code. All but "try with my code" run while Python is still loading
-(`python_loading`, tests/python_loading.py), which shows that they never wait for it.
+bad input next to the field and switch language with the page. They all run while Python is still
+loading (`python_loading`, tests/python_loading.py), which shows that they never wait for it.
+Running the worked example through the learner's own code ("Try with my code") needs Python:
+tests/lessons/test_tp_mlp_widget.py, in the tab whose Python the lesson suites share.
 """
 from __future__ import annotations
 
@@ -20,7 +21,6 @@ pytestmark = pytest.mark.browser
 ISOLATION_MODES = ["isolated"]  # tests/conftest.py
 
 ROOT = Path(__file__).resolve().parents[2]
-LESSON = ROOT / "lessons" / "tp-mlp"
 SHOTS = ROOT / "artifacts" / "screenshots"
 
 MINUS = "\u2212"
@@ -282,55 +282,3 @@ def test_widgets_fit_a_narrow_screen(lesson_page, example, rowsplit, shot):
         # Nothing inside overflows the widget either (wide matrices scroll inside their own box).
         assert widget.evaluate("e => e.scrollWidth <= e.clientWidth"), f"{name} overflows"
         shot(widget, f"{name}-narrow")
-
-
-# --- "Try with my code" ----------------------------------------------------------------------
-
-def test_try_with_my_code_shows_the_learners_answer_beside_the_reference(lesson_page, example, python_ready,
-                                                                          set_code, shot):
-    """In one page, as a learner goes: a wrong answer beside the reference's, an error in the
-    learner's own words, then the reference's code matching, for other numbers too."""
-    python_ready(lesson_page)
-    try_mine = example.get_by_role("button", name="Try with my code")
-    verdict = example.get_by_test_id("learner-verdict")
-    # A tp_mlp that keeps GPU0's part only: GPU0's (0.841, 1.955), not Y.
-    set_code(lesson_page, (LESSON / "reference.py").read_text() + (
-        "\n\ndef tp_mlp(X, shards):\n"
-        "    import numpy as np\n"
-        "    return sum(gelu(np.asarray(X) @ A_i) @ B_i for A_i, B_i in shards[:1])\n"))
-    try_mine.click()
-    expect(verdict).to_have_attribute("data-verdict", "mismatch", timeout=120_000)
-    expect(example.get_by_test_id("learner-Y")).to_have_text("(0.841, 1.955)")
-    expect(example.get_by_test_id("reference-Y")).to_have_text("(1.682, 2.796)")
-    # The missing all-reduce named, as the grader names it (widget-kit/missed-sum.js).
-    expect(example.get_by_test_id("learner-sum-hint")).to_have_text(
-        "Hint: your result is GPU 0's share alone, Y_0: the all-reduce that adds up every GPU's "
-        "share, Y = Y_0 + Y_1, is missing.")
-
-    set_code(lesson_page, "def gelu(x):\n    return x\n\ndef shard_mlp(A, B, n):\n    raise ValueError('not yet')\n\n"
-                          "def tp_mlp(X, shards):\n    return X\n")
-    try_mine.click()
-    expect(verdict).to_have_attribute("data-verdict", "error", timeout=60_000)
-    expect(example.get_by_test_id("learner-result")).to_contain_text("not yet")
-    shot(example.locator(".tpw-learner"), "example-try-error")
-    # The learner's error in the page's language: Python's own words stay, the grader's are Polish.
-    lesson_page.locator('[data-lang-choice="pl"]').click()
-    example.get_by_role("button", name="Sprawdź mój kod").click()
-    expect(example.get_by_test_id("learner-result")).to_contain_text("zgłoszono wyjątek ValueError", timeout=60_000)
-    expect(example.get_by_test_id("learner-result")).to_contain_text("Ślad wywołań (tylko twój kod):")
-    shot(example.locator(".tpw-learner"), "example-try-error-pl")
-    lesson_page.locator('[data-lang-choice="en"]').click()
-
-    set_code(lesson_page, (LESSON / "reference.py").read_text())
-    try_mine.click()
-    expect(verdict).to_have_attribute("data-verdict", "match", timeout=60_000)
-    expect(example.get_by_test_id("learner-Y")).to_have_text("(1.682, 2.796)")
-    expect(example.get_by_test_id("reference-Y")).to_have_text("(1.682, 2.796)")
-    # Other numbers, N = 4: still the learner's code against the reference.
-    example.get_by_label("N (GPUs)").select_option("4")
-    expect(example.get_by_test_id("learner-stale")).to_be_visible()
-    example.get_by_label("X[0]").fill("-3")
-    try_mine.click()
-    expect(verdict).to_have_attribute("data-verdict", "match", timeout=60_000)
-    expect(example.get_by_test_id("learner-Y")).to_have_text(vec(mlp([-3, 2], [[1, 0, -1, 2], [0, 1, 1, -1]], [[1, 0], [0, 1], [1, 1], [2, 0]])))
-    shot(example.locator(".tpw-learner"), "example-try-match")

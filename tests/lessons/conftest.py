@@ -1,8 +1,8 @@
 """Fixtures for the suite that follows the lessons: every folder in lessons/ with a lesson.toml
 is a parameter, so a new lesson is tested with no edit here. Each lesson's reference and known-wrong
-solutions are graded once per session in Pyodide (every lesson in one Node process, one Pyodide
-start) and compared with the lesson's golden reports (authorkit.golden), which the build's
-`lessonkit check` proved CPython still gives. `open_page` opens a lesson page in a new tab of one
+solutions covering every check (tests/gallery.py) are graded once per session in Pyodide (every
+lesson in one Node process, one Pyodide start) and compared with the lesson's golden reports
+(authorkit.golden), which the build's `lessonkit check` proved CPython still gives for all. `open_page` opens a lesson page in a new tab of one
 warm browser context; `open_lesson` a lesson's page with its widgets mounted, `shared_lesson` one
 such tab shared by a module's tests (Python held back); `python_tab` one tab for the whole session
 whose Python stays loaded as it moves from lesson to lesson, for every test that needs Python;
@@ -20,8 +20,8 @@ sys.path[:0] = [str(ROOT / "tools"), str(ROOT / "tests" / "pyodide_node")]
 from lessonkit import load_lesson  # noqa: E402
 from authorkit.course import Course  # noqa: E402
 from authorkit import golden  # noqa: E402
-from authorkit.golden import solutions  # noqa: E402
 from lessonkit.playground import run_calls  # noqa: E402
+from gallery import gallery  # noqa: E402
 from python_loading import HoldBack  # noqa: E402
 from sitebuild.serve import serve_in_thread  # noqa: E402
 from sitebuild.testing import shared_site  # noqa: E402
@@ -43,8 +43,9 @@ def pytest_generate_tests(metafunc):
 
 @pytest.fixture(scope="session")
 def cpython_calls():
-    """cpython_calls(lesson_dir) -> {solution name: run_calls result} for the lessons CALLS
-    has requests for ({} for the others), run in this process once per session."""
+    """cpython_calls(lesson_dir) -> {solution name: run_calls result} for the gallery's
+    solutions of the lessons CALLS has requests for ({} for the others), run in this process
+    once per session."""
     cache = {}
 
     def results(lesson_dir: Path):
@@ -52,20 +53,20 @@ def cpython_calls():
             lesson = load_lesson(lesson_dir)
             calls = CALLS.get(lesson.id)
             cache[lesson_dir.name] = ({name: run_calls(lesson, source, calls)
-                                       for name, source in solutions(lesson).items()} if calls else {})
+                                       for name, source in gallery(lesson).items()} if calls else {})
         return cache[lesson_dir.name]
     return results
 
 
 @pytest.fixture(scope="session")
 def pyodide_results():
-    """The same for every lesson at once, in Pyodide 0.27.7 under Node: {lesson id: {"reports",
-    "calls"}}."""
+    """The same for every lesson at once, in Pyodide 0.27.7 under Node, and the gallery's
+    reports: {lesson id: {"reports", "calls"}}."""
     from harness import grade_lessons_in_pyodide, missing
     if missing():
         pytest.skip(missing())
     lessons = [load_lesson(d) for d in LESSONS]
-    _, results = grade_lessons_in_pyodide([(l, solutions(l), CALLS.get(l.id)) for l in lessons],
+    _, results = grade_lessons_in_pyodide([(l, gallery(l), CALLS.get(l.id)) for l in lessons],
                                           seed=golden.SEED)
     out = {l.id: {"reports": {}, "calls": {}} for l in lessons}
     for r in results:

@@ -1,14 +1,16 @@
 """Every lesson is valid (`lessonkit check`, which the session's build runs: the reference
 passes every check, each known-wrong solution fails the checks it names, CPython gives every
 solution its golden report in every language, prose, widgets, titles), and grades the same in
-Pyodide: the golden report's checks, statuses, titles and messages for the reference and
-every known-wrong solution, and CPython's answers to the page's "try with my code" calls (every
-lesson in one Pyodide start: tests/pyodide_node)."""
+Pyodide: the golden report's checks, statuses, titles and messages for the reference and the
+known-wrong solutions that between them fail every check (tests/gallery.py), and CPython's
+answers to the page's "try with my code" calls (every lesson in one Pyodide start:
+tests/pyodide_node)."""
 import re
 
 import pytest
 
 from authorkit import golden
+from gallery import gallery
 from lessonkit import load_lesson
 from sitebuild.testing import shared_build_log
 
@@ -44,9 +46,9 @@ def comparable(value):
 
 
 def goldens(lesson_dir, lang="en") -> dict[str, list]:
-    """{solution name: its golden checks in `lang`, shaped as a report's}."""
+    """{solution name: its golden checks in `lang`, shaped as a report's}, for the gallery's."""
     lesson = load_lesson(lesson_dir)
-    return {name: golden.expected(lesson, name, lang) for name in golden.solutions(lesson)}
+    return {name: golden.expected(lesson, name, lang) for name in gallery(lesson)}
 
 
 def test_pyodide_gives_the_golden_verdicts_and_cpythons_answers(lesson_dir, cpython_calls, pyodide_results):

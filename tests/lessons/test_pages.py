@@ -1,9 +1,10 @@
 """Every lesson's page in the real browser: it renders and loads Python with no console
 errors (one tab walks the lessons in place, as "Next" does, its Python loaded once: `python_tab`;
 every lesson's own URL loads in tests/browser/test_course.py), every widget it declares mounts and reacts to an edit, and axe-core finds no serious or
-critical violation in either language or colour theme (tests/a11y.py); in Polish no English is
-left visible and nothing is wider than a phone, photographed at desktop and phone width into
-artifacts/screenshots/ (look at them). The minimal widget of
+critical violation in English (light, desktop) nor in Polish (dark, phone), and the page's own
+parts in neither language nor theme (tests/a11y.py); in Polish no English is left visible and
+nothing is wider than a phone, photographed in English at desktop width and in Polish, dark, at
+phone width into artifacts/screenshots/ (look at them). The minimal widget of
 docs/widgets.md, added to a scaffolded lesson, mounts, recomputes and runs the learner's code.
 One isolation mode (cross-origin isolated): both modes are the hardening suites' business."""
 from __future__ import annotations
@@ -13,11 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from a11y import every_variant
+from a11y import every_variant, two_variants
 from lessonkit import load_lesson
 from authorkit.scaffold import new_lesson
 from sitebuild.serve import serve_in_thread
 from sitebuild.testing import build_site
+
+from conftest import LESSONS
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -63,22 +66,28 @@ def test_the_page_renders_loads_python_and_every_widget_reacts(python_tab, lesso
         before = widget.inner_text()
         edit(controls.first)
         page.wait_for_function("([el, before]) => el.innerText !== before",
-                               arg=[widget.element_handle(), before], timeout=5000)
+                               arg=[widget.element_handle(), before], timeout=READY_MS)
         widget.screenshot(path=str(SHOTS / f"widget-{lesson.id}-{name}.png"))
     assert page.errors == []
-    # Accessibility, on the page as it is now (Python ready, widgets edited).
-    found = every_variant(page)
+    # Accessibility, on the page as it is now (Python ready, widgets edited): the lesson's own
+    # prose and widgets in two variants that between them have every language, theme and width
+    # (tests/a11y.py says why that is enough); the page's own parts (header, editor, results),
+    # the same on every lesson, in all four language and theme variants once.
+    found = two_variants(page)
+    if lesson_dir == LESSONS[0]:
+        page.set_viewport_size({"width": 1300, "height": 950})
+        found.update(every_variant(page))
+        page.set_viewport_size({"width": 390, "height": 950})
     assert found == {variant: [] for variant in found}
-    # every_variant left the page in Polish: photographed at desktop and phone width (a look for
+    # two_variants left the page in Polish, dark, at phone width: photographed (a look for
     # people, not an assertion about looks); asserted: no English block left visible, nothing
-    # widens the page past a phone's screen.
+    # widens the page past a phone's screen (nor past the desktop's).
     assert page.locator("html").get_attribute("lang") == "pl"
     assert page.locator('.lang-block[data-lang="en"]:visible').count() == 0
-    page.emulate_media(color_scheme="light")
-    for width in (1300, 390):
-        page.set_viewport_size({"width": width, "height": 950})
-        assert page.evaluate("document.documentElement.scrollWidth") <= width
-        page.screenshot(path=str(SHOTS / f"pl-{lesson.id}-{width}.png"), full_page=True)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    page.screenshot(path=str(SHOTS / f"pl-dark-{lesson.id}-390.png"), full_page=True)
+    page.set_viewport_size({"width": 1300, "height": 950})
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1300
     assert page.errors == []
 
 

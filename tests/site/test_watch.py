@@ -19,8 +19,13 @@ from authorkit.scaffold import new_lesson  # noqa: E402
 sys.path.insert(0, str(ROOT / "tools"))
 from sitebuild.testing import Watcher  # noqa: E402
 
+from python_loading import HoldBack  # noqa: E402
+
 playwright_api = pytest.importorskip("playwright.sync_api")
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
+# How long a wait on the page may take before the test gives up: long, so that only a page that
+# never shows what it should fails, not a slow machine.
+WAIT_MS = 120_000
 
 
 @pytest.fixture(scope="module")
@@ -55,6 +60,23 @@ export function mount(el) {
 }
 
 
+@pytest.fixture
+def new_page(request, browser):
+    """new_page() -> a tab of the session's browser (tests/conftest.py); Python held back if
+    the test is marked `python_loading` (tests/python_loading.py): these pages never run code,
+    and the live reloads would each load it again."""
+    hold, pages = HoldBack(request), []
+
+    def open_():
+        pages.append(browser.new_page())
+        hold.apply(pages[-1])
+        return pages[-1]
+    yield open_
+    hold.finish()
+    for page in pages:
+        page.close()
+
+
 def add_broken_widgets(folder: Path) -> None:
     (folder / "widgets").mkdir()
     for name, code in BROKEN.items():
@@ -65,24 +87,25 @@ def add_broken_widgets(folder: Path) -> None:
     md.write_text(md.read_text() + "".join(f"\n{{{{ widget: {name} }}}}\n" for name in BROKEN))
 
 
-def test_a_widgets_error_names_its_own_file_and_line(watcher, browser):
+@pytest.mark.python_loading
+def test_a_widgets_error_names_its_own_file_and_line(watcher, new_page):
     """Not the minified assets/page-*.js: on the page, in the console, at mount and later."""
-    page = browser.new_page()
+    page = new_page()
     console_error = lambda text: lambda m: m.type == "error" and m.text.startswith(text)  # noqa: E731
     with page.expect_console_message(console_error("widget broken at lessons/demo-lesson/widgets/broken.js:4:"),
-                                     timeout=60_000):
+                                     timeout=WAIT_MS):
         page.goto(watcher.url + "lessons/demo-lesson/index.html")
     assert "(lessons/demo-lesson/widgets/broken.js:4:" in page.locator('[data-widget="broken"]').inner_text()
     with page.expect_console_message(console_error("widget error at lessons/demo-lesson/widgets/clicky.js:6:"),
-                                     timeout=30_000) as message:
+                                     timeout=WAIT_MS) as message:
         page.locator('[data-widget="clicky"] button').click()
     assert "clicked" in message.value.text
-    page.close()
 
 
-def test_a_saved_change_reloads_the_open_page_and_errors_show_located(watcher, browser):
+@pytest.mark.python_loading
+def test_a_saved_change_reloads_the_open_page_and_errors_show_located(watcher, new_page):
     md = watcher.lessons / "demo-lesson" / "lesson.md"
-    page = browser.new_page()  # the session's browser (tests/conftest.py)
+    page = new_page()
     page.goto(watcher.url + "lessons/demo-lesson/index.html")
     page.wait_for_selector("h1")
     assert page.locator("h1").first.inner_text() == "A new lesson"
@@ -92,19 +115,19 @@ def test_a_saved_change_reloads_the_open_page_and_errors_show_located(watcher, b
     assert "(the prose of demo-lesson only)" in watcher.wait_for("rebuilt in")
     assert not [line for line in watcher.lines[seen:] if "checking " in line or "bundling" in line]
     page.wait_for_function("() => document.querySelector('h1').innerText === 'Edited while watching'",
-                           timeout=30_000)
+                           timeout=WAIT_MS)
 
     md.write_text(md.read_text().replace("$y = 2x$", "$\\frac{1}$"))
     failed = watcher.wait_for("demo-lesson/lesson.md:")
     assert ": math does not typeset" in failed
     overlay = page.locator("#live-build-errors")
-    overlay.wait_for(timeout=30_000)
+    overlay.wait_for(timeout=WAIT_MS)
     assert re.search(r"demo-lesson/lesson\.md:3: math does not typeset", overlay.inner_text())
     assert page.locator("h1").first.inner_text() == "Edited while watching"  # the last good page
 
     md.write_text(md.read_text().replace("$\\frac{1}$", "$y = 2x$"))
     watcher.wait_for("rebuilt in")
-    page.wait_for_selector("#live-build-errors", state="detached", timeout=30_000)
+    page.wait_for_selector("#live-build-errors", state="detached", timeout=WAIT_MS)
     assert page.locator("h1").first.inner_text() == "Edited while watching"
 
     # A saved check: a rebuild that checks the lesson again (its check inputs changed).
@@ -113,7 +136,6 @@ def test_a_saved_change_reloads_the_open_page_and_errors_show_located(watcher, b
     check.write_text(check.read_text() + "\n# edited while watching\n")
     assert "prose" not in watcher.wait_for("rebuilt in")
     assert any("checking " in line and "demo-lesson" in line for line in watcher.lines[seen:])
-    page.close()
 
 
 def test_a_watched_site_registers_no_service_worker(watcher, browser):

@@ -28,19 +28,27 @@ function readConfig() {
   return config;
 }
 
-// A formula wider than its column scrolls sideways: make exactly those reachable by keyboard
-// (arrow keys scroll a focused box), and recheck when the width changes.
-function focusableWideFormulas(doc, cleanups) {
+// A box wider than its column scrolls sideways (a formula, a prose table, a widget's matrix, as
+// on a phone): make exactly those reachable by keyboard (arrow keys scroll a focused box; axe's
+// scrollable-region-focusable), and recheck when the width changes or a widget redraws.
+const SCROLLING_BOXES = ".prose .katex-display, .prose table, .tpw-grid";
+
+function focusableWideBoxes(doc, cleanups) {
   const update = () => {
-    for (const box of doc.querySelectorAll(".prose .katex-display")) {
+    for (const box of doc.querySelectorAll(SCROLLING_BOXES)) {
       if (box.scrollWidth > box.clientWidth) box.tabIndex = 0;
       else box.removeAttribute("tabindex");
     }
   };
   update();
-  const observer = new ResizeObserver(update);
-  observer.observe(doc.body);
-  cleanups.push(() => observer.disconnect());
+  const resized = new ResizeObserver(update);
+  resized.observe(doc.body);
+  // The prose holds the widgets (not the editor, whose every keystroke would be a mutation);
+  // childList only: its own tabindex edits are not seen.
+  const redrawn = new MutationObserver(update);
+  const prose = doc.getElementById("prose");
+  if (prose) redrawn.observe(prose, { childList: true, subtree: true });
+  cleanups.push(() => { resized.disconnect(); redrawn.disconnect(); });
   return update;
 }
 
@@ -103,9 +111,9 @@ function startPythonOnce(worker) {
 function mount() {
   const cleanups = [];
   const language = new LanguageSwitch(document);
-  const wideFormulas = focusableWideFormulas(document, cleanups);
-  // The other language's formulas were hidden (zero width) until now.
-  language.onChange(() => requestAnimationFrame(wideFormulas));
+  const wideBoxes = focusableWideBoxes(document, cleanups);
+  // The other language's boxes were hidden (zero width) until now.
+  language.onChange(() => requestAnimationFrame(wideBoxes));
   const course = new CourseProgress();
   const config = readConfig();
   const unmount = () => cleanups.forEach((cleanup) => cleanup());
