@@ -3,7 +3,7 @@ twice (with COOP/COEP, so cross-origin isolated, and without, like a plain stati
 helpers that drive a lesson page the way a learner does.
 
 Fixtures: built_site, isolation, site_url, lesson_url, browser, context, page, lesson_page,
-short_limits_lesson, short_limits_url and short_limits_page (tp-mlp with short time limits),
+short_limits_lesson and short_limits_url (tp-mlp with short time limits),
 python_ready, editor_text, run_checks, screenshot (set_code: tests/conftest.py); RECORD_WORKERS and `workers(page)`
 for what the page did with its Python workers; RECORD_BOOTS and `boots(page)` for every Python
 worker the tab started, across page loads. Every test that uses site_url (directly or
@@ -258,15 +258,6 @@ def lesson_page(page, lesson_url):
     page.add_init_script(RECORD_WORKERS)
     page.add_init_script(RECORD_REPORTS)
     page.goto(lesson_url)
-    return page
-
-
-@pytest.fixture
-def short_limits_page(page, short_limits_url):
-    """As `lesson_page`, on the short-limits copy of tp-mlp (`short_limits_lesson`)."""
-    page.add_init_script(RECORD_WORKERS)
-    page.add_init_script(RECORD_REPORTS)
-    goto_cleared(page, short_limits_url)
     return page
 
 
