@@ -102,6 +102,18 @@ def test_mlp_partials_add_up_to_the_unsplit_mlp():
                        cm.relu(ex.X @ ex.A) @ ex.B)
 
 
+def loss_gradient(loss, name, value):
+    """d loss / d value by central differences (the scalar `loss` given `value` as its argument
+    `name`; numeric_grad is the elementwise derivative of a function of one array)."""
+    out = np.zeros_like(value)
+    for i in np.ndindex(value.shape):
+        hi, lo = value.copy(), value.copy()
+        hi[i] += 1e-6
+        lo[i] -= 1e-6
+        out[i] = (loss(**{name: hi}) - loss(**{name: lo})) / 2e-6
+    return out
+
+
 def test_mlp_backward_matches_finite_differences_and_its_mistake_switches():
     rng = np.random.default_rng(5)
     X, A, B, dY = rng.normal(size=(3, 4)), rng.normal(size=(4, 6)), rng.normal(size=(6, 4)), rng.normal(size=(3, 4))
@@ -109,18 +121,9 @@ def test_mlp_backward_matches_finite_differences_and_its_mistake_switches():
     def loss(X=X, A=A, B=B):
         return float(np.sum((cm.tanh_gelu(X @ A) @ B) * dY))
 
-    def numeric(name, value):
-        out = np.zeros_like(value)
-        for i in np.ndindex(value.shape):
-            hi, lo = value.copy(), value.copy()
-            hi[i] += 1e-6
-            lo[i] -= 1e-6
-            out[i] = (loss(**{name: hi}) - loss(**{name: lo})) / 2e-6
-        return out
-
     dX, dA, dB = cm.mlp_backward(X, A, B, dY)
     for got, name, value in ((dX, "X", X), (dA, "A", A), (dB, "B", B)):
-        assert np.allclose(got, numeric(name, value), rtol=1e-5, atol=1e-7), name
+        assert np.allclose(got, loss_gradient(loss, name, value), rtol=1e-5, atol=1e-7), name
     one, row = cm.mlp_backward(X[0], A, B, dY[0]), cm.mlp_backward(X[:1], A, B, dY[:1])
     assert one[0].shape == (4,) and all(np.allclose(a, b) for a, b in zip(one, row))  # one token
     for mistake in ({"at_h": True}, {"dB_from_z": True}, {"act_grad": cm.erf_gelu_grad}):
@@ -140,18 +143,9 @@ def test_attention_backward_matches_finite_differences():
         w = {**W, **given}
         return float(np.sum(cm.attention_forward(x, w["Wq"], w["Wk"], w["Wv"], 3, scale)[0] * dO))
 
-    def numeric(name, value):
-        out = np.zeros_like(value)
-        for i in np.ndindex(value.shape):
-            hi, lo = value.copy(), value.copy()
-            hi[i] += 1e-6
-            lo[i] -= 1e-6
-            out[i] = (loss(**{name: hi}) - loss(**{name: lo})) / 2e-6
-        return out
-
     grads = cm.attention_backward(dO, W["Wq"], W["Wk"], W["Wv"], cache)
     for got, name in zip(grads, ("x", "Wq", "Wk", "Wv")):
-        assert np.allclose(got, numeric(name, x if name == "x" else W[name]), rtol=1e-5,
+        assert np.allclose(got, loss_gradient(loss, name, x if name == "x" else W[name]), rtol=1e-5,
                            atol=1e-7), name
 
 
