@@ -12,7 +12,7 @@ import { select } from "widget-kit/controls.js";
 import { blocked, card, matrixTable } from "widget-kit/views.js";
 import { live } from "widget-kit/live.js";
 import { verdict } from "widget-kit/try-mine.js";
-import { decimalIn, formatNumber, indexRange } from "widget-kit/matrix.js";
+import { closeTo, decimalIn, formatNumber, indexRange } from "widget-kit/matrix.js";
 import { spMlpBlock, chunkRows } from "../widget-lib/sp-math.js";
 
 export const calls = ["sp_mlp_block"];
@@ -102,6 +102,6 @@ export function compareChunks(got, want) {
   const isMatrix = (M, like) => Array.isArray(M) && M.length === like.length
     && M.every((row, r) => Array.isArray(row) && row.length === like[r].length && row.every((v) => typeof v === "number"));
   if (!Array.isArray(got) || got.length !== want.length || !got.every((M, i) => isMatrix(M, want[i]))) return { kind: "shape" };
-  const i = want.findIndex((M, k) => M.some((row, r) => row.some((v, c) => !(Math.abs(v - got[k][r][c]) <= 1e-6 * Math.max(1, Math.abs(v))))));
+  const i = want.findIndex((M, k) => M.some((row, r) => row.some((v, c) => !closeTo(got[k][r][c], v))));
   return i < 0 ? { kind: "match" } : { kind: "values", i };
 }
