@@ -25,6 +25,7 @@ from __future__ import annotations
 import ast
 import re
 from contextlib import contextmanager
+from functools import lru_cache
 from pathlib import Path
 
 from . import po
@@ -107,8 +108,25 @@ def catalog(lang: str, lesson_dir) -> dict[str, str]:
     """The engine's catalog for `lang` overlaid with the lesson's (the lesson wins)."""
     if lang == DEFAULT:
         return {}
+    paths = (ENGINE_LOCALE / f"{lang}.po", Path(lesson_dir) / "locale" / f"{lang}.po")
+    return dict(_merged(paths, tuple(_version(p) for p in paths)))
+
+
+def _version(path: Path) -> tuple | None:
+    try:
+        stat = path.stat()
+    except FileNotFoundError:
+        return None
+    return stat.st_mtime_ns, stat.st_size
+
+
+@lru_cache(maxsize=16)
+def _merged(paths: tuple[Path, ...], versions: tuple) -> dict[str, str]:
+    """The catalogs at `paths` merged, parsed once per version of the files (`versions`, their
+    mtime and size: an edited catalog is read again): every grading run in a language enters
+    `use`, and parsing is most of a short run's cost in Pyodide. Callers get copies."""
     merged = {}
-    for path in (ENGINE_LOCALE / f"{lang}.po", Path(lesson_dir) / "locale" / f"{lang}.po"):
+    for path in paths:
         merged.update({e.msgid: e.forms or e.msgstr
                        for e in po.read(path).values() if e.msgstr})
     return merged

@@ -115,6 +115,8 @@ def read(path: Path) -> dict[str, Entry]:
 
 
 def _unescape(value: str, path, number: int) -> str:
+    if "\\" not in value and '"' not in value:
+        return value  # most lines: nothing to undo (the loop below is most of a catalog's parse)
     out, i = [], 0
     while i < len(value):
         ch = value[i]

@@ -56,6 +56,21 @@ def test_po_entries_with_continuations_escapes_and_lines(tmp_path):
     assert entries['a "b"\nc'].msgstr == "d\t" and entries['a "b"\nc'].line == 5
 
 
+def test_a_catalog_is_parsed_once_and_read_again_once_edited(polish_toy, monkeypatch):
+    """Each grading run in Polish enters `i18n.use`: its catalogs are parsed once, the same
+    answer is served again (a copy: what a caller changes stays its own), and an edited catalog
+    (`serve --watch`) is read again."""
+    parsed = []
+    monkeypatch.setattr(po, "parse", lambda text, path, parse=po.parse: parsed.append(path) or parse(text, path))
+    first = i18n.catalog("pl", polish_toy)
+    first.clear()
+    assert i18n.catalog("pl", polish_toy) and len(parsed) == 2  # the engine's and the lesson's
+    catalog = polish_toy / "locale" / "pl.po"
+    catalog.write_text(TOY_PL + '\nmsgid "new text"\nmsgstr "nowy tekst"\n', encoding="utf-8")
+    assert i18n.catalog("pl", polish_toy)["new text"] == "nowy tekst"
+    assert parsed[2:] == [i18n.ENGINE_LOCALE / "pl.po", catalog]  # merged again, once
+
+
 @pytest.mark.parametrize("text,line,words", [
     ('msgid "x"\nmsgstr "y"\nmsgid "x"\nmsgstr "z"\n', 3, "appears twice"),
     ('msgid "{n} of {m}"\nmsgstr "{n} z {k}"\n', 1, "{fields}"),
