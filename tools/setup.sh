@@ -58,12 +58,9 @@ if [ "$want" = test ]; then
   fi
   if changed pip-test requirements/test.txt requirements/build.txt; then
     say "installing Python test requirements"
-    # pip compiles to bytecode on one core; compileall uses them all (torch is most of the time).
-    # Not left to Python's first imports: where PYTHONDONTWRITEBYTECODE is set (it is on the
-    # machines this project is tested on), every process would compile torch from source again.
-    # Its status is not checked: some packages ship files that are not Python 3, as pip ignores.
+    # Not compiled here (compileall of torch, sympy and the rest took 19 s on 2 cores): the
+    # tests compile what they import, once, into .venv/pycache (./dev test says why).
     .venv/bin/python -m pip install -q --no-compile -r requirements/test.txt
-    .venv/bin/python -m compileall -q -j 0 "$site_packages" >/dev/null || true
     done_step pip-test
   fi
 fi
