@@ -7,11 +7,12 @@ one, exactly as the lesson's sp_mlp_block.
 
 import torch
 import torch.distributed as dist
-import torch.nn.functional as F
 
 from companionkit import Companion, compare, measure
 from companionkit.comparing import compare_all
-from companionkit.models import MLP
+from companionkit.formulas import with_grads
+from companionkit.mlp import gelu
+from companionkit.models import MLP, tensor_parallel
 from companionkit.shards import cols, drawn, rows
 from companionkit.tp import ReduceScatterToSP, all_gather, expect_count, reduce_from_tp, reduce_scatter
 
@@ -58,10 +59,6 @@ class GatherLinear(torch.autograd.Function):
         Z_i, A_i = ctx.saved_tensors
         Z = all_gather(Z_i, ctx.group)                      # gathered again, not kept
         return reduce_scatter(grad @ A_i.T, ctx.group), Z.T @ grad, None
-
-
-def gelu(x):
-    return F.gelu(x, approximate="tanh")
 
 
 def sp_mlp_block(X_i, ln, A_i, B_i, group=None):
@@ -120,16 +117,9 @@ def layer_norm(gamma, beta):
 
 def one_device(X, A, B, gamma, beta, dY):
     """The unsplit block and its gradients: output, dX, dA, dB, dγ, dβ."""
-    X = X.clone().requires_grad_()
-    A, B = A.clone().requires_grad_(), B.clone().requires_grad_()
     ln = layer_norm(gamma, beta)
-    Y = X + gelu(ln(X) @ A) @ B
-    Y.backward(dY)
-    return Y.detach(), X.grad, A.grad, B.grad, ln.weight.grad, ln.bias.grad
-
-
-def gathered(t):
-    return all_gather(t.detach().contiguous())
+    Y, grads = with_grads(lambda X, A, B: X + gelu(ln(X) @ A) @ B, (X, A, B), dY)
+    return (Y, *grads, ln.weight.grad, ln.bias.grad)
 
 
 # ---- the checks --------------------------------------------------------------------------------
@@ -178,7 +168,7 @@ def layernorm(run):
     ln = layer_norm(gamma, beta)
     Z_i = ln(rows(X, run.rank, run.world))
     Z_i.backward(rows(dY, run.rank, run.world))
-    ok, detail = compare(gathered(Z_i), Z.detach())
+    ok, detail = compare(all_gather(Z_i.detach()), Z.detach())
     run.expect("forward", "the all-gathered per-rank LayerNorms equal LayerNorm of the whole sequence", ok, detail)
     manual = (X - X.mean(-1, keepdim=True)) / torch.sqrt(X.var(-1, unbiased=False, keepdim=True) + EPS) * gamma + beta
     ok, detail = compare(Z.detach(), manual)
@@ -226,8 +216,7 @@ def block(run):
 @companion.section("pytorch", "PyTorch's plan: SequenceParallel + ColwiseParallel(Shard(1)) + RowwiseParallel(Shard(1))")
 def pytorch(run):
     from torch.distributed.tensor import Shard
-    from torch.distributed.tensor.parallel import (ColwiseParallel, RowwiseParallel, SequenceParallel,
-                                                   parallelize_module)
+    from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, SequenceParallel
 
     X, A, B, gamma, beta, dY = draw(run)
     Y, dX, dA, dB, dgamma, dbeta = one_device(X, A, B, gamma, beta, dY)
@@ -242,7 +231,7 @@ def pytorch(run):
         def forward(self, x):
             return x + self.mlp(self.norm(x))
 
-    model = parallelize_module(Block().to(run.device), run.mesh(), {
+    model = tensor_parallel(Block(), run.device, run.world, {
         "norm": SequenceParallel(),
         "mlp.up": ColwiseParallel(input_layouts=Shard(1)),
         "mlp.down": RowwiseParallel(output_layouts=Shard(1)),

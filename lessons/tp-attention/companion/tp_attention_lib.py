@@ -10,7 +10,7 @@ import torch.nn.functional as F
 
 from companionkit import Companion, compare, measure
 from companionkit.comparing import compare_all, max_diff, printed
-from companionkit.formulas import attention
+from companionkit.formulas import attention, with_grads
 from companionkit.models import Attention, tensor_parallel, with_weights
 from companionkit.shards import block, drawn, seeded
 from companionkit.tp import CopyToTP, ReduceFromTP, expect_count
@@ -92,14 +92,6 @@ def sizes(run):
     return T, D, H, D // H
 
 
-def divides(run, H, checks):
-    """Heads must divide evenly over the ranks (picotron asserts it); otherwise each check is a SKIP."""
-    if H % run.world:
-        run.skip_all(checks, f"{H} heads do not divide over {run.world} ranks")
-        return False
-    return True
-
-
 # ---- the checks --------------------------------------------------------------------------------
 
 @companion.section("example", "The worked example on 2 ranks: T = 3, D = 4, 2 heads")
@@ -126,7 +118,7 @@ def example(run):
 def forward(run):
     T, D, H, d = sizes(run)
     title = "the TP output equals the unsplit attention (fp64)"
-    if not divides(run, H, [("output", title)]):
+    if not run.divides(H, "heads", [("output", title)]):
         return
     W = tuple(m.to(run.device) for m in full_weights(D))
     X = seeded(T, D, seed=SEED + 1).to(run.device)
@@ -146,18 +138,15 @@ def forward(run):
 
 def full_grads(run, W, X, H, dY):
     """The unsplit attention's dL/dW (rank's blocks: columns of Wq, Wk, Wv, rows of Wo) and dL/dX."""
-    full = tuple(m.clone().requires_grad_() for m in W)
-    Xf = X.clone().requires_grad_()
-    Y = attention(Xf, *full, H)
-    Y.backward(dY)
+    Y, (dX, dWq, dWk, dWv, dWo) = with_grads(lambda X, *W: attention(X, *W, H), (X, *W), dY)
     cols = block(X.shape[1], run.rank, run.world)
-    return Y.detach(), [full[0].grad[:, cols], full[1].grad[:, cols], full[2].grad[:, cols], full[3].grad[cols, :]], Xf.grad
+    return Y, [dWq[:, cols], dWk[:, cols], dWv[:, cols], dWo[cols, :]], dX
 
 
 @companion.section("backward", "Backward: every rank's weight gradients are its block of the full ones")
 def backward(run):
     T, D, H, d = sizes(run)
-    if not divides(run, H, [("grads", "dWq_i, dWk_i, dWv_i, dWo_i are rank i's blocks of the full gradients")]):
+    if not run.divides(H, "heads", [("grads", "dWq_i, dWk_i, dWv_i, dWo_i are rank i's blocks of the full gradients")]):
         return
     W = tuple(m.to(run.device) for m in full_weights(D))
     X, dY = seeded(T, D, seed=SEED + 1).to(run.device), seeded(T, D, seed=SEED + 2).to(run.device)
@@ -173,7 +162,7 @@ def backward(run):
 @companion.section("comm", "Collectives counted with CommDebugMode against the lesson's numbers")
 def comm(run):
     T, D, H, d = sizes(run)
-    if not divides(run, H, [("forward", "forward: one all-reduce (g), as the lesson counts"),
+    if not run.divides(H, "heads", [("forward", "forward: one all-reduce (g), as the lesson counts"),
                             ("backward", "backward: one all-reduce (f), as the lesson counts")]):
         return
     W = tuple(m.to(run.device) for m in full_weights(D))
@@ -193,7 +182,7 @@ def plan(run):
     titles = {"output": "parallelize_module's output and input gradient equal the unsplit ones",
               "grads": "its sharded weight gradients are the blocks of the full ones",
               "counts": "CommDebugMode: forward {all_reduce: 1}, backward {all_reduce: 3}"}
-    if not divides(run, H, titles.items()):
+    if not run.divides(H, "heads", titles.items()):
         return
     W = tuple(m.to(run.device) for m in full_weights(D))
     X = seeded(T, D, seed=SEED + 1).to(run.device)
@@ -215,7 +204,7 @@ def plan(run):
 def memory(run):
     T, D, H, d = sizes(run)
     title = "each rank stores 1/N of Wq, Wk, Wv, Wo"
-    if not divides(run, H, [("weights", title)]):
+    if not run.divides(H, "heads", [("weights", title)]):
         return
     W = full_weights(D)
     full_bytes = measure.storage_bytes(*W)

@@ -23,7 +23,8 @@ import statistics
 import torch
 
 from companionkit import Companion, compare, measure
-from companionkit.formulas import attention as attention_formula, mlp
+from companionkit.formulas import attention as attention_formula, mlp, with_grads
+from companionkit.mlp import shard as mlp_shard, tp_mlp
 from companionkit.shards import drawn, seeded
 from companionkit.tp import CopyToTP, ReduceFromTP, all_reduce_sum
 
@@ -99,7 +100,7 @@ def tp_layer(x, shard, heads, b, s):
     """One rank's share of a tensor-parallel layer: f, its heads, g; f, its MLP columns, g."""
     Wqkv, Wo, A, B = shard
     x = x + ReduceFromTP.apply(attention(CopyToTP.apply(x), Wqkv, Wo, heads, b, s))
-    return x + ReduceFromTP.apply(mlp(CopyToTP.apply(x), A, B))
+    return x + tp_mlp(x, A, B)  # companionkit.mlp: tp-mlp's block, f and g around GeLU(x A_i) B_i
 
 
 def shard_weights(weights, heads, rank, world):
@@ -108,9 +109,7 @@ def shard_weights(weights, heads, rank, world):
     h = Wo.shape[0]
     hd = h // world
     cols = torch.cat([torch.arange(j * h + rank * hd, j * h + (rank + 1) * hd) for j in range(3)])
-    f = A.shape[1] // world
-    return (Wqkv[:, cols].contiguous(), Wo[rank * hd:(rank + 1) * hd].contiguous(),
-            A[:, rank * f:(rank + 1) * f].contiguous(), B[rank * f:(rank + 1) * f].contiguous())
+    return (Wqkv[:, cols].contiguous(), Wo[rank * hd:(rank + 1) * hd].contiguous(), *mlp_shard(A, B, rank, world))
 
 
 # ---- what to expect: the unsplit layer, plain torch on one device ------------------------------
@@ -210,12 +209,10 @@ def layer(run):
     shard = [w.to(dev).requires_grad_() for w in shard_weights(weights, heads, run.rank, n)]
     X = layer_input(b, s, h, torch.float64).to(dev).requires_grad_()
     Y, fwd, bwd = measure.passes(lambda: tp_layer(X, shard, heads // n, b, s))
-    Xf = layer_input(b, s, h, torch.float64).requires_grad_()
-    Yf = full_layer(Xf, weights, heads, b, s)
-    Yf.sum().backward()
-    ok, detail = compare(Y.detach().cpu(), Yf.detach())
+    Yf, (dXf,) = with_grads(lambda x: full_layer(x, weights, heads, b, s), (layer_input(b, s, h, torch.float64),))
+    ok, detail = compare(Y.detach().cpu(), Yf)
     run.expect("forward", "the layer split over N ranks gives the unsplit layer's output", ok, detail)
-    ok, detail = compare(X.grad.cpu(), Xf.grad)
+    ok, detail = compare(X.grad.cpu(), dXf)
     run.expect("backward", "and the unsplit layer's dL/dX on every rank", ok, detail)
     payload = b * s * h * X.element_size()
     sizes = [c.nbytes for c in fwd.calls + bwd.calls]

@@ -15,7 +15,7 @@ import torch
 import torch.nn.functional as F
 
 from companionkit import Companion, compare, measure
-from companionkit.models import Transformer
+from companionkit.models import Transformer, sgd_step
 from companionkit.tp import expect_count, expect_counts
 
 # Seed 003: the one-GPU losses of its 5 iterations; its TP run agreed to ~1e-6.
@@ -82,12 +82,9 @@ def train(model, tokens, targets, steps, lr, lp=False):
     """SGD: the loss of each step, before its update."""
     losses = []
     for _ in range(steps):
-        model.zero_grad(set_to_none=True)
         loss = step_loss(model, tokens, targets, lp)
         losses.append(float((loss.full_tensor() if hasattr(loss, "full_tensor") else loss).detach()))
-        with torch.no_grad():
-            for p in model.parameters():
-                p -= lr * p.grad
+        sgd_step(model.parameters(), lr)
     return losses
 
 

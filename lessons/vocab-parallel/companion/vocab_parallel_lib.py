@@ -12,7 +12,8 @@ import torch.nn.functional as F
 
 from companionkit import Companion, compare, measure
 from companionkit.comparing import fmt, printed
-from companionkit.models import tensor_parallel
+from companionkit.formulas import with_grads
+from companionkit.models import sgd_step, tensor_parallel
 from companionkit.shards import drawn
 from companionkit.tp import CopyToTP, ReduceFromTP, expect_count, expect_counts
 
@@ -180,10 +181,9 @@ def embedding(run):
     run.expect("forward", "the sum of the masked lookups equals F.embedding on the full table (fp64)", ok, detail)
     expect_count(run, "counts", "CommDebugMode: one all-reduce", fwd, {"all_reduce": 1})
     weights = torch.arange(1.0, out.numel() + 1, dtype=out.dtype, device=out.device).reshape(out.shape)
-    (out * weights).sum().backward()
-    Ef = E.clone().requires_grad_()
-    (F.embedding(ids, Ef) * weights).sum().backward()
-    ok, detail = compare(E_i.grad, Ef.grad[start:end], rtol=0, atol=1e-12)
+    out.backward(weights)
+    _, (dE,) = with_grads(lambda E: F.embedding(ids, E), (E,), weights)
+    ok, detail = compare(E_i.grad, dE[start:end], rtol=0, atol=1e-12)
     run.expect("grad", "each rank's gradient is its rows of the full table's gradient", ok, detail)
 
 
@@ -195,12 +195,10 @@ def loss(run):
         start, end = vocab_range(z.shape[1], run.rank, run.world)
         z_i = z[:, start:end].clone().requires_grad_()
         losses, fwd, bwd = measure.passes(lambda: vp_cross_entropy(z_i, targets, start))
-        zf = z.clone().requires_grad_()
-        expected = F.cross_entropy(zf, targets, reduction="none")
+        expected, (dz,) = with_grads(lambda z: F.cross_entropy(z, targets, reduction="none"), (z,))
         ok, detail = compare(losses, expected)
         run.expect(f"{name}", f"per-token losses equal F.cross_entropy(reduction='none') in {name}", ok, detail)
-        expected.sum().backward()
-        ok, detail = compare(z_i.grad, zf.grad[:, start:end])
+        ok, detail = compare(z_i.grad, dz[:, start:end])
         run.expect(f"grad-{name}", f"each rank's gradient is its slice of softmax(z) − onehot(target) ({name})", ok, detail)
         if dtype == torch.float64:
             expect_counts(run, "counts", "CommDebugMode: 3 all-reduces forward, 0 backward",
@@ -231,12 +229,10 @@ def dtensor(run):
     mesh = run.mesh()
     z, targets, E, ids = draw(run)
     zd, loss_d, fwd, bwd = dtensor_loss(z, targets, mesh)
-    zf = z.clone().requires_grad_()
-    expected = F.cross_entropy(zf, targets, reduction="sum")
-    expected.backward()
+    expected, (dz,) = with_grads(lambda z: F.cross_entropy(z, targets, reduction="sum"), (z,))
     ok, detail = compare(loss_d.full_tensor(), expected, rtol=1e-12, atol=1e-12)
     run.expect("loss", "F.cross_entropy under loss_parallel() equals the unsplit loss (fp64)", ok, detail)
-    ok, detail = compare(zd.grad.full_tensor(), zf.grad, rtol=1e-12, atol=1e-12)
+    ok, detail = compare(zd.grad.full_tensor(), dz, rtol=1e-12, atol=1e-12)
     placement = zd.grad.placements[0]
     sharded = placement.is_shard(zd.grad.ndim - 1)
     run.expect("grad", "its gradient stays sharded along the vocabulary (placement Shard(vocab dim)) and equals the unsplit one",
@@ -288,10 +284,7 @@ def drift(run):
             l2 = vp_cross_entropy(CopyToTP.apply(H2, None) @ W2.T, y, start).mean()
             l1.backward()
             l2.backward()
-            with torch.no_grad():
-                for p in (H1, W1, H2, W2):
-                    p -= lr * p.grad
-                    p.grad = None
+            sgd_step((H1, W1, H2, W2), lr)
             single.append(l1.item())
             parallel.append(l2.item())
         diffs = [abs(a - b) for a, b in zip(single, parallel)]
