@@ -9,7 +9,7 @@ import torch.nn.functional as F
 from .comparing import compare
 from .formulas import mlp_grads
 from .shards import block
-from .tp import CopyToTP, ReduceFromTP
+from .tp import tp_region
 
 
 def gelu(x):
@@ -32,8 +32,7 @@ def partial_mlp(X, A_i, B_i):
 
 def tp_mlp(X, A_i, B_i, with_f=True, group=None):
     """The Megatron-LM MLP on one rank: f, then the local shard, then g."""
-    x = CopyToTP.apply(X, group) if with_f else X
-    return ReduceFromTP.apply(partial_mlp(x, A_i, B_i), group)
+    return tp_region(partial_mlp, X, A_i, B_i, group=group, with_f=with_f)
 
 
 def tp_grads(X, A_i, B_i, G, with_f=True, group=None):

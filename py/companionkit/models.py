@@ -32,6 +32,24 @@ def sgd_step(params, lr):
             p.grad = None
 
 
+def train(step, params, steps, lr):
+    """`steps` steps of plain SGD (sgd_step) on the list `params`: step() runs one forward and
+    backward pass and returns the loss. Returns the losses as numbers, each before its update (a
+    DTensor loss: its whole value)."""
+    losses = []
+    for _ in range(steps):
+        loss = step().detach()
+        losses.append(float(loss.full_tensor() if hasattr(loss, "full_tensor") else loss))
+        sgd_step(params, lr)
+    return losses
+
+
+def backward(loss):
+    """`loss` after its backward pass: a train step written as one expression."""
+    loss.backward()
+    return loss
+
+
 def with_weights(module, weights):
     """`module` with each named nn.Linear's weight set to W.T ({name: W}, W as (in, out) the way
     the lessons write their matrices: nn.Linear keeps (out, in))."""

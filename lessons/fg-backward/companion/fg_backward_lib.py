@@ -13,7 +13,7 @@ from companionkit.comparing import compare_all, fmt, max_diff, printed
 from companionkit.mlp import expect_grads, gelu, shard, tp_grads, tp_mlp as tp_block
 from companionkit.models import dtensor_mlp, expect_dtensor_mlp, sgd_step
 from companionkit.shards import block, mlp_weights, seeded
-from companionkit.tp import CopyToTP, ReduceFromTP, all_gather_list, expect_counts  # noqa: F401 (the notebook prints f and g)
+from companionkit.tp import CopyToTP, ReduceFromTP, all_gather_list, expect_counts, tp_region  # noqa: F401 (the notebook prints f, g and the region)
 
 # The lesson's worked example (tp-mlp's): one token X = (1, 2), D = 2, F = 4, 2 GPUs, dY = (1, 1).
 # (companionkit.examples.mlp; its Y is examples.MLP_Y)
@@ -47,16 +47,13 @@ def example(run):
     dY = torch.tensor(EXAMPLE_DY, dtype=torch.float64, device=run.device)
     Y = tp_block(X, A_i, B_i, group=group)
     # Without f, X's gradient on a rank is only what flows back through its own shard.
-    shares = all_gather_list(tp_grads(X, A_i, B_i, dY, with_f=False, group=group)[0], group)
+    share = tp_grads(X, A_i, B_i, dY, with_f=False, group=group)[0]
     dX, _, dB_i = tp_grads(X, A_i, B_i, dY, group=group)
-    dBs = all_gather_list(dB_i, group)
     (key_y, t_y), (key_s, t_s), (key_x, t_x), (key_b, t_b) = keys
     run.expect(key_y, t_y, printed(Y, [examples.MLP_Y]), f"all_reduce gave {fmt(Y)}")
-    run.expect(key_s, t_s, all(printed(s, [e]) for s, e in zip(shares, EXAMPLE_SHARES)),
-               f"GPU 0's dX_0 {fmt(shares[0])}, GPU 1's dX_1 {fmt(shares[1])}")
+    examples.expect_per_gpu(run, key_s, t_s, share, EXAMPLE_SHARES, group)
     run.expect(key_x, t_x, printed(dX, [EXAMPLE_DX]), f"this rank's dX {fmt(dX)}")
-    run.expect(key_b, t_b, all(printed(b, e) for b, e in zip(dBs, EXAMPLE_DB)),
-               f"GPU 0's dB_0 rows {fmt(dBs[0])}, GPU 1's dB_1 rows {fmt(dBs[1])}")
+    examples.expect_per_gpu(run, key_b, t_b, dB_i, EXAMPLE_DB, group)
 
 
 @companion.section("grads", "Backward with f and g: each rank's dA_i, dB_i are its slices, dX is whole (fp64)")

@@ -9,12 +9,12 @@ import torch
 import torch.distributed as dist
 
 from companionkit import Companion, compare, measure
-from companionkit.comparing import compare_all
-from companionkit.formulas import with_grads
-from companionkit.mlp import gelu
+from companionkit.comparing import compare_all, expect_in
+from companionkit.formulas import mlp, with_grads
+from companionkit.mlp import gelu, shard, tp_mlp
 from companionkit.models import MLP, tensor_parallel
 from companionkit.shards import cols, drawn, rows
-from companionkit.tp import ReduceScatterToSP, all_gather, expect_count, reduce_from_tp, reduce_scatter
+from companionkit.tp import ReduceScatterToSP, all_gather, expect_count, reduce_scatter
 
 GIB = 2**30
 # GPT-3 size (Korthikanti et al., 2022) and the lesson's GiB per layer per GPU, three decimals.
@@ -71,8 +71,8 @@ def sp_mlp_block(X_i, ln, A_i, B_i, group=None):
 
 def tp_mlp_block(X, ln, A_i, B_i, group=None):
     """The same block with tensor parallelism only: every rank holds all T rows; one
-    all-reduce (g) of the partial outputs."""
-    return X + reduce_from_tp(gelu(ln(X) @ A_i) @ B_i, group)
+    all-reduce (g) of the partial outputs (tp-mlp's block, companionkit.mlp)."""
+    return X + tp_mlp(ln(X), A_i, B_i, group=group)
 
 
 def all_reduce_norm_grads(ln, group=None):
@@ -118,7 +118,7 @@ def layer_norm(gamma, beta):
 def one_device(X, A, B, gamma, beta, dY):
     """The unsplit block and its gradients: output, dX, dA, dB, dγ, dβ."""
     ln = layer_norm(gamma, beta)
-    Y, grads = with_grads(lambda X, A, B: X + gelu(ln(X) @ A) @ B, (X, A, B), dY)
+    Y, grads = with_grads(lambda X, A, B: X + mlp(ln(X), A, B), (X, A, B), dY)
     return (Y, *grads, ln.weight.grad, ln.bias.grad)
 
 
@@ -168,17 +168,15 @@ def layernorm(run):
     ln = layer_norm(gamma, beta)
     Z_i = ln(rows(X, run.rank, run.world))
     Z_i.backward(rows(dY, run.rank, run.world))
-    ok, detail = compare(all_gather(Z_i.detach()), Z.detach())
-    run.expect("forward", "the all-gathered per-rank LayerNorms equal LayerNorm of the whole sequence", ok, detail)
+    run.expect("forward", "the all-gathered per-rank LayerNorms equal LayerNorm of the whole sequence",
+               *compare(all_gather(Z_i.detach()), Z.detach()))
     manual = (X - X.mean(-1, keepdim=True)) / torch.sqrt(X.var(-1, unbiased=False, keepdim=True) + EPS) * gamma + beta
-    ok, detail = compare(Z.detach(), manual)
-    run.expect("formula", "torch's LayerNorm is the lesson's: population variance, eps inside the root", ok, detail)
+    run.expect("formula", "torch's LayerNorm is the lesson's: population variance, eps inside the root",
+               *compare(Z.detach(), manual))
     partial_ok = compare(ln.weight.grad, full.weight.grad)[0] if run.world > 1 else False
     all_reduce_norm_grads(ln)
-    ok_w, detail_w = compare(ln.weight.grad, full.weight.grad)
-    ok_b, detail_b = compare(ln.bias.grad, full.bias.grad)
-    run.expect("grads", "γ and β gradients, all-reduced over the TP group, equal one device's", ok_w and ok_b,
-               f"γ: {detail_w}; β: {detail_b}")
+    run.expect("grads", "γ and β gradients, all-reduced over the TP group, equal one device's",
+               *compare_all([("γ", ln.weight.grad, full.weight.grad), ("β", ln.bias.grad, full.bias.grad)]))
     run.info(f"before the all-reduce this rank's γ gradient {'already matched (N = 1)' if partial_ok else 'was only its tokens share'}")
 
 
@@ -188,12 +186,11 @@ def block(run):
     Y, dX, dA, dB, dgamma, dbeta = one_device(X, A, B, gamma, beta, dY)
     r, n = run.rank, run.world
     X_i = rows(X, r, n).clone().requires_grad_()
-    A_i, B_i = cols(A, r, n).clone().requires_grad_(), rows(B, r, n).clone().requires_grad_()
+    A_i, B_i = (t.requires_grad_() for t in shard(A, B, r, n))
     ln = layer_norm(gamma, beta)
     out, fwd = measure.collectives(lambda: sp_mlp_block(X_i, ln, A_i, B_i))
     _, bwd = measure.collectives(lambda: (out.backward(rows(dY, r, n)), all_reduce_norm_grads(ln)))
-    ok, detail = compare(out.detach(), rows(Y, r, n))
-    run.expect("forward", "rank i's output is chunk i of X + GeLU(LN(X)A)B", ok, detail)
+    run.expect("forward", "rank i's output is chunk i of X + GeLU(LN(X)A)B", *compare(out.detach(), rows(Y, r, n)))
     run.expect("backward", "dX_i, dA_i, dB_i and the all-reduced dγ, dβ equal one device's", *compare_all(
         [("dX", X_i.grad, rows(dX, r, n)), ("dA", A_i.grad, cols(dA, r, n)), ("dB", B_i.grad, rows(dB, r, n)),
          ("dγ", ln.weight.grad, dgamma), ("dβ", ln.bias.grad, dbeta)]))
@@ -203,14 +200,13 @@ def block(run):
 
     # bf16: the SP block on bf16 shards against the fp64 one-device block of the same rounded
     # inputs, allowed 16 bf16 roundings of the output's magnitude (LayerNorm, two GEMMs, GeLU, the sums).
-    title = "bf16: rank i's output within 16 bf16 eps · max|Y| of the fp64 one-device block on the same inputs"
-    if not run.has_bf16("bf16", title):
-        return
-    bf = [t.to(torch.bfloat16) for t in (X, A, B, gamma, beta)]
-    want = one_device(*(t.double() for t in bf), torch.zeros_like(X))[0]
-    got = sp_mlp_block(rows(bf[0], r, n), layer_norm(bf[3], bf[4]), cols(bf[1], r, n).clone(), rows(bf[2], r, n).clone())
-    ok, detail = compare(got, rows(want, r, n), ulps=16)
-    run.expect("bf16", title, ok and got.dtype == torch.bfloat16, f"{got.dtype}; {detail}")
+    def rounded(dtype):
+        Xb, Ab, Bb, gb, bb = (t.to(dtype) for t in (X, A, B, gamma, beta))
+        want = one_device(*(t.double() for t in (Xb, Ab, Bb, gb, bb)), torch.zeros_like(X))[0]
+        return sp_mlp_block(rows(Xb, r, n), layer_norm(gb, bb), *shard(Ab, Bb, r, n)), rows(want, r, n)
+
+    expect_in(run, "bf16", "bf16: rank i's output within 16 bf16 eps · max|Y| of the fp64 one-device block on the same inputs",
+              torch.bfloat16, rounded, 16)
 
 
 @companion.section("pytorch", "PyTorch's plan: SequenceParallel + ColwiseParallel(Shard(1)) + RowwiseParallel(Shard(1))")
@@ -240,8 +236,8 @@ def pytorch(run):
     # RowwiseParallel hands back the local rows, so the residual adds local rows to local rows.
     x_i = rows(X, run.rank, run.world).unsqueeze(0).clone().requires_grad_()
     out, traffic = measure.collectives(lambda: model(x_i))
-    ok, detail = compare(out.squeeze(0), rows(Y, run.rank, run.world))
-    run.expect("forward", "PyTorch's SP plan gives rank i chunk i of the one-device block", ok, detail)
+    run.expect("forward", "PyTorch's SP plan gives rank i chunk i of the one-device block",
+               *compare(out.squeeze(0), rows(Y, run.rank, run.world)))
     expect_count(run, "counts", f"forward: CommDebugMode counts {BLOCK_FORWARD}, as the lesson says", traffic,
                  BLOCK_FORWARD)
     out.backward(rows(dY, run.rank, run.world).unsqueeze(0))
@@ -269,7 +265,7 @@ def memory(run):
     X, A, B, gamma, beta, _ = draw(run, tokens=tokens)
     r, n = run.rank, run.world
     T, D, Fh = X.shape[0], X.shape[1], A.shape[1]
-    A_i, B_i = cols(A, r, n).clone().requires_grad_(), rows(B, r, n).clone().requires_grad_()
+    A_i, B_i = (t.requires_grad_() for t in shard(A, B, r, n))
     ln_tp, ln_sp = layer_norm(gamma, beta), layer_norm(gamma, beta)
     X_full = X.clone().requires_grad_()
     X_i = rows(X, r, n).clone().requires_grad_()

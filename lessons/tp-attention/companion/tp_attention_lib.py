@@ -8,12 +8,12 @@ Rank i holds heads i·H/N … (i+1)·H/N − 1: columns block i of Wq, Wk, Wv an
 import torch
 import torch.nn.functional as F
 
-from companionkit import Companion, compare, measure
-from companionkit.comparing import compare_all, max_diff, printed
+from companionkit import Companion, compare, examples, measure
+from companionkit.comparing import compare_all, expect_in, max_diff, printed
 from companionkit.formulas import attention, with_grads
 from companionkit.models import Attention, tensor_parallel, with_weights
 from companionkit.shards import block, drawn, seeded
-from companionkit.tp import CopyToTP, ReduceFromTP, expect_count
+from companionkit.tp import expect_count, tp_region
 
 # The lesson's worked example: T = 3, D = 4, 2 heads, Wq = Wk = Wv = I, on 2 GPUs.
 EXAMPLE_X = [[1.0, 0.0, 0.0, 2.0], [0.0, 2.0, 1.0, 0.0], [1.0, 1.0, 1.0, 1.0]]
@@ -65,8 +65,7 @@ def partial_attention(X, shard_i, d_head):
 
 def tp_attention(X, shard_i, d_head, group=None):
     """The Megatron-LM attention block on one rank: f, the local heads, g."""
-    x = CopyToTP.apply(X, group)
-    return ReduceFromTP.apply(partial_attention(x, shard_i, d_head), group)
+    return tp_region(partial_attention, X, shard_i, d_head, group=group)
 
 
 def dtensor_attention(device, world, W, d_head):
@@ -96,22 +95,18 @@ def sizes(run):
 
 @companion.section("example", "The worked example on 2 ranks: T = 3, D = 4, 2 heads")
 def example(run):
-    group = run.example_group((("partials", "each rank's partial output is the lesson's Y_i"),
-                               ("Y", "the all-reduce of the partials is the lesson's Y")))
+    titles = {"partials": "each rank's partial output is the lesson's Y_i",
+              "Y": "the all-reduce of the partials is the lesson's Y"}
+    group = run.example_group(titles.items())
     if group is None:
         return
-    dev, rank = run.device, run.rank
-    X = torch.tensor(EXAMPLE_X, dtype=torch.float64, device=dev)
-    I = torch.eye(4, dtype=torch.float64, device=dev)
-    W = (I, I.clone(), I.clone(), torch.tensor(EXAMPLE_WO, dtype=torch.float64, device=dev))
-    mine = shard(W, EXAMPLE_HEADS, rank, 2)
-    partial = partial_attention(X, mine, 4 // EXAMPLE_HEADS)
-    run.expect("partials", "each rank's partial output is the lesson's Y_i", printed(partial, EXAMPLE_PARTIALS[rank]),
-               f"rank {rank}: max |Y_{rank} - lesson| = {max_diff(partial, EXAMPLE_PARTIALS[rank]):.1e} "
-               "(the lesson rounds to 3 decimals)")
+    X, Wo = (torch.tensor(v, dtype=torch.float64, device=run.device) for v in (EXAMPLE_X, EXAMPLE_WO))
+    I = torch.eye(4, dtype=torch.float64, device=run.device)
+    mine = shard((I, I, I, Wo), EXAMPLE_HEADS, run.rank, 2)
+    examples.expect_per_gpu(run, "partials", titles["partials"], partial_attention(X, mine, 4 // EXAMPLE_HEADS),
+                            EXAMPLE_PARTIALS, group)
     Y = tp_attention(X, mine, 4 // EXAMPLE_HEADS, group)
-    run.expect("Y", "the all-reduce of the partials is the lesson's Y", printed(Y, EXAMPLE_Y),
-               f"max |Y - lesson| = {max_diff(Y, EXAMPLE_Y):.1e}; first row {Y[0].tolist()}")
+    run.expect("Y", titles["Y"], printed(Y, EXAMPLE_Y), f"max |Y - lesson| = {max_diff(Y, EXAMPLE_Y):.1e}; first row {Y[0].tolist()}")
 
 
 @companion.section("forward", "Forward: heads split over the ranks, one all-reduce, against one device")
@@ -126,14 +121,14 @@ def forward(run):
     run.expect("output", title, *compare(Y, attention(X, *W, H)))
     # fp32 and bf16: the TP output on rounded inputs against the fp64 reference of the same inputs,
     # allowed 64 eps (fp32) or 16 eps (bf16: its roundings of the scores, softmax and products) of max|Y|.
+    def rounded(dtype):
+        W_low, X_low = [m.to(dtype) for m in W], X.to(dtype)
+        return (tp_attention(X_low, shard(W_low, H, run.rank, run.world), d),
+                attention(X_low.double(), *(m.double() for m in W_low), H))
+
     for dtype, key, ulps in ((torch.float32, "fp32", 64), (torch.bfloat16, "bf16", 16)):
-        low_title = f"{key}: the TP output within {ulps} {key} eps · max|Y| of fp64 attention on the same inputs"
-        if dtype == torch.bfloat16 and not run.has_bf16(key, low_title):
-            continue
-        W_low, X_low = tuple(m.to(dtype) for m in W), X.to(dtype)
-        got = tp_attention(X_low, shard(W_low, H, run.rank, run.world), d)
-        ok, detail = compare(got, attention(X_low.double(), *(m.double() for m in W_low), H), ulps=ulps)
-        run.expect(key, low_title, ok and got.dtype == dtype, f"{got.dtype}; {detail}")
+        expect_in(run, key, f"{key}: the TP output within {ulps} {key} eps · max|Y| of fp64 attention on the same inputs",
+                  dtype, rounded, ulps)
 
 
 def full_grads(run, W, X, H, dY):
@@ -207,7 +202,4 @@ def memory(run):
     if not run.divides(H, "heads", [("weights", title)]):
         return
     W = full_weights(D)
-    full_bytes = measure.storage_bytes(*W)
-    mine = measure.storage_bytes(*shard(W, H, run.rank, run.world))
-    run.expect("weights", title, mine * run.world == full_bytes,
-               f"rank {run.rank}: {mine} bytes of {full_bytes} ({mine / full_bytes:.3f} = 1/{run.world})")
+    measure.expect_share(run, "weights", title, lambda: shard(W, H, run.rank, run.world), measure.storage_bytes(*W))

@@ -26,7 +26,7 @@ from companionkit import Companion, compare, measure
 from companionkit.formulas import attention as attention_formula, mlp, with_grads
 from companionkit.mlp import shard as mlp_shard, tp_mlp
 from companionkit.shards import drawn, seeded
-from companionkit.tp import CopyToTP, ReduceFromTP, all_reduce_sum
+from companionkit.tp import all_reduce_sum, tp_region
 
 GB = 1e9
 SEED = 0
@@ -99,7 +99,7 @@ def attention(x, Wqkv, Wo, heads, b, s):
 def tp_layer(x, shard, heads, b, s):
     """One rank's share of a tensor-parallel layer: f, its heads, g; f, its MLP columns, g."""
     Wqkv, Wo, A, B = shard
-    x = x + ReduceFromTP.apply(attention(CopyToTP.apply(x), Wqkv, Wo, heads, b, s))
+    x = x + tp_region(attention, x, Wqkv, Wo, heads, b, s)
     return x + tp_mlp(x, A, B)  # companionkit.mlp: tp-mlp's block, f and g around GeLU(x A_i) B_i
 
 
@@ -226,23 +226,24 @@ def layer(run):
     usable = beta > 0  # False for NaN too: a sweep too noisy to fit predicts nothing
     dtype = torch.float32
     flops = measure.matmul_flops(dev, dtype)
-    rows = []
-    for (lb, ls, lh, lheads) in run.options["layers"] or LAYERS[dev.type]:
-        w = layer_weights(lh, dtype)
-        x = layer_input(lb, ls, lh, dtype).to(dev).requires_grad_()
-        mine = [t.to(dev).requires_grad_() for t in shard_weights(w, lheads, run.rank, n)]
-        full = [t.to(dev).requires_grad_() for t in w]
-        row = measure.against_one_device(run, lambda: full_layer(x, full, lheads, lb, ls).sum().backward(),
-                                         lambda: tp_layer(x, mine, lheads // n, lb, ls).sum().backward())
-        predicted = model(lb, ls, lh, n, flops, beta, alpha, x.element_size()) * 1e3 if usable else float("nan")
-        predicted_one = model(lb, ls, lh, 1, flops, beta if usable else 1.0, alpha, x.element_size()) * 1e3
-        rows.append({"N": n, "b": lb, "s": ls, "h": lh, **row, "model_one_ms": predicted_one, "model_tp_ms": predicted})
-        run.data("layer", rows[-1])
     run.info(f"device FLOP/s measured with a {dtype} matmul: {flops / 1e9:.1f} GFLOP/s per rank; "
              f"alpha {alpha * 1e6:.2f} µs, beta {beta:.3f} GB/s from the sweep")
-    measure.report_timing(run, rows, ("N", "b", "s", "h"), at="h",
-                          columns={"model one device ms": lambda r: f"{r['model_one_ms']:.3f}",
-                                   "model TP ms": lambda r: f"{r['model_tp_ms']:.3f}"})
+
+    def cases():
+        for (lb, ls, lh, lheads) in run.options["layers"] or LAYERS[dev.type]:
+            w = layer_weights(lh, dtype)
+            x = layer_input(lb, ls, lh, dtype).to(dev).requires_grad_()
+            mine = [t.to(dev).requires_grad_() for t in shard_weights(w, lheads, run.rank, n)]
+            full = [t.to(dev).requires_grad_() for t in w]
+            predicted = model(lb, ls, lh, n, flops, beta, alpha, x.element_size()) * 1e3 if usable else float("nan")
+            predicted_one = model(lb, ls, lh, 1, flops, beta if usable else 1.0, alpha, x.element_size()) * 1e3
+            yield ({"N": n, "b": lb, "s": ls, "h": lh, "model_one_ms": predicted_one, "model_tp_ms": predicted},
+                   lambda: full_layer(x, full, lheads, lb, ls).sum().backward(),
+                   lambda: tp_layer(x, mine, lheads // n, lb, ls).sum().backward())
+
+    measure.time_cases(run, "layer", cases(), ("N", "b", "s", "h"), at="h",
+                       columns={"model one device ms": lambda r: f"{r['model_one_ms']:.3f}",
+                                "model TP ms": lambda r: f"{r['model_tp_ms']:.3f}"})
     run.info("Measurements of this machine, not verdicts: the model leaves out overlap, small-GEMM efficiency "
              "and the work it does not split (softmax, GeLU, the residual), so expect it below the measured times.")
 

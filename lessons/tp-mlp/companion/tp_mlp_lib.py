@@ -13,7 +13,7 @@ from companionkit.formulas import gelu_tanh as gelu_formula, mlp as reference_ml
 from companionkit.mlp import expect_grads, gelu, partial_mlp, shard, tp_grads, tp_mlp
 from companionkit.models import dtensor_mlp, expect_dtensor_mlp
 from companionkit.shards import block, mlp_weights, seeded
-from companionkit.tp import CopyToTP, ReduceFromTP, all_gather_list, all_reduce_sum, expect_counts  # noqa: F401 (the notebook prints f and g)
+from companionkit.tp import CopyToTP, ReduceFromTP, all_gather_list, all_reduce_sum, expect_counts, tp_region  # noqa: F401 (the notebook prints f, g and the region)
 
 # The row-split counterexample: y = xW with W cut by rows between two GPUs.
 ROW_X = [1.0, 2.0, -1.0, 3.0]
@@ -94,9 +94,7 @@ def numbers(run):
         return
     X, A, B = examples.mlp(run.device)
     A_i, B_i = (t.to(run.device) for t in shard(A, B, run.rank, 2))
-    parts = all_gather_list(partial_mlp(X, A_i, B_i), group)
-    run.expect("partials", titles["partials"], all(printed(p, [e]) for p, e in zip(parts, examples.MLP_PARTIALS)),
-               f"all_gather gave GPU0 {fmt(parts[0])}, GPU1 {fmt(parts[1])}")
+    examples.expect_per_gpu(run, "partials", titles["partials"], partial_mlp(X, A_i, B_i), examples.MLP_PARTIALS, group)
     Y = tp_mlp(X, A_i, B_i, group=group)
     run.expect("sum", titles["sum"], printed(Y, [examples.MLP_Y]), f"all_reduce gave {fmt(Y)} on this rank")
 
@@ -215,15 +213,8 @@ def memory(run):
     dev, n = run.device, run.world
     A, B = mlp_weights(D, FF, SEED, torch.float32)
     size = A.element_size()
-    weights = 2 * D * (FF // n) * size
-    if dev.type == "cuda":  # the allocator rounds each block up to 512 bytes
-        (A_i, B_i), held = measure.cuda_allocated(lambda: tuple(t.to(dev) for t in shard(A, B, run.rank, n)), dev)
-        how, slack = "torch.cuda.memory_allocated growth", 2 * 512
-    else:
-        A_i, B_i = shard(A, B, run.rank, n)
-        held, how, slack = measure.storage_bytes(A_i, B_i), "storage kept alive by A_i and B_i", 0
-    run.expect("weights", "weights per rank: 2·D·F/N·4 bytes, 1/N of the whole", weights <= held <= weights + slack,
-               f"{how}: {held} B; 2·{D}·{FF}/{n}·4 = {weights} B (of {2 * D * FF * size} B)")
+    A_i, B_i = measure.expect_share(run, "weights", "weights per rank: 2·D·F/N·4 bytes, 1/N of the whole",
+                                    lambda: shard(A, B, run.rank, n), 2 * D * FF * size)
     X = inputs(T, D, dtype=torch.float32).to(dev)
     A_i, B_i = A_i.requires_grad_(), B_i.requires_grad_()
     _, saved = measure.saved_bytes(lambda: tp_mlp(X, A_i, B_i), exclude=(A_i, B_i))
@@ -248,19 +239,18 @@ def timing(run):
     dev, n = run.device, run.world
     default_sizes, default_tokens = TIMING_DEFAULTS[dev.type]
     tokens = run.options["timing_tokens"] or default_tokens
-    rows = []
-    for d in run.options["timing_sizes"] or default_sizes:
-        A, B = mlp_weights(d, 4 * d, SEED, torch.float32)
-        X = inputs(tokens, d, dtype=torch.float32).to(dev)
-        # Copies: A.to("cpu") would be A itself, and a gradient on A would leak into the shards.
-        whole = [t.to(dev, copy=True).requires_grad_() for t in (A, B)]
-        mine = [t.to(dev).requires_grad_() for t in shard(A, B, run.rank, n)]
-        # The one-device baseline runs on rank 0 alone (the others wait) with one rank's threads.
-        row = measure.against_one_device(run, lambda: timed_step(reference_mlp, X, whole),
-                                         lambda: timed_step(tp_mlp, X, mine))
-        rows.append({"N": n, "D": d, "F": 4 * d, "T": tokens, **row})
-        run.data("timing", rows[-1])
-    measure.report_timing(run, rows, ("N", "D", "F", "T"), at="D")
+
+    def cases():  # the one-device baseline runs on rank 0 alone (the others wait) with one rank's threads
+        for d in run.options["timing_sizes"] or default_sizes:
+            A, B = mlp_weights(d, 4 * d, SEED, torch.float32)
+            X = inputs(tokens, d, dtype=torch.float32).to(dev)
+            # Copies: A.to("cpu") would be A itself, and a gradient on A would leak into the shards.
+            whole = [t.to(dev, copy=True).requires_grad_() for t in (A, B)]
+            mine = [t.to(dev).requires_grad_() for t in shard(A, B, run.rank, n)]
+            yield ({"N": n, "D": d, "F": 4 * d, "T": tokens}, lambda: timed_step(reference_mlp, X, whole),
+                   lambda: timed_step(tp_mlp, X, mine))
+
+    measure.time_cases(run, "timing", cases(), ("N", "D", "F", "T"), at="D")
 
 
 def plot_speedup(results):

@@ -15,7 +15,7 @@ import torch
 import torch.nn.functional as F
 
 from companionkit import Companion, compare, measure
-from companionkit.models import Transformer, sgd_step
+from companionkit.models import Transformer, train
 from companionkit.tp import expect_count, expect_counts
 
 # Seed 003: the one-GPU losses of its 5 iterations; its TP run agreed to ~1e-6.
@@ -78,14 +78,9 @@ def step_loss(model, tokens, targets, lp=False):
     return loss
 
 
-def train(model, tokens, targets, steps, lr, lp=False):
-    """SGD: the loss of each step, before its update."""
-    losses = []
-    for _ in range(steps):
-        loss = step_loss(model, tokens, targets, lp)
-        losses.append(float((loss.full_tensor() if hasattr(loss, "full_tensor") else loss).detach()))
-        sgd_step(model.parameters(), lr)
-    return losses
+def sgd(model, tokens, targets, steps, lr, lp=False):
+    """SGD on every parameter (companionkit.models.train): the loss of each step, before its update."""
+    return train(lambda: step_loss(model, tokens, targets, lp), list(model.parameters()), steps, lr)
 
 
 # ---- the checks -----------------------------------------------------------------------------
@@ -125,10 +120,10 @@ def training(run):
     o = run.options
     model, tokens, targets = problem(run)
     tp_model, sp_model = copy.deepcopy(model), copy.deepcopy(model)
-    one = train(model, tokens, targets, o["steps"], o["lr"])
+    one = sgd(model, tokens, targets, o["steps"], o["lr"])
     m = run.mesh()
-    tp = train(parallelize(tp_model, m, sp=False), tokens, targets, o["steps"], o["lr"])
-    sp = train(parallelize(sp_model, m, sp=True, loss_parallel=True), tokens, targets, o["steps"], o["lr"], lp=True)
+    tp = sgd(parallelize(tp_model, m, sp=False), tokens, targets, o["steps"], o["lr"])
+    sp = sgd(parallelize(sp_model, m, sp=True, loss_parallel=True), tokens, targets, o["steps"], o["lr"], lp=True)
     for name, got in (("tp", tp), ("sp", sp)):
         ok, detail = compare(torch.tensor(got), torch.tensor(one), rtol=1e-9, atol=1e-12)
         run.expect(name, f"{'TP' if name == 'tp' else 'TP + SP + loss_parallel'}: the loss equals one device's at every step",

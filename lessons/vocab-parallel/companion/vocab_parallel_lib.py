@@ -11,9 +11,9 @@ import torch.distributed as dist
 import torch.nn.functional as F
 
 from companionkit import Companion, compare, measure
-from companionkit.comparing import fmt, printed
+from companionkit.comparing import expect_in, fmt, printed
 from companionkit.formulas import with_grads
-from companionkit.models import sgd_step, tensor_parallel
+from companionkit.models import backward, tensor_parallel, train
 from companionkit.shards import drawn
 from companionkit.tp import CopyToTP, ReduceFromTP, expect_count, expect_counts
 
@@ -91,6 +91,12 @@ def vp_cross_entropy(z_i, targets, start, group=None):
     return VocabParallelCrossEntropy.apply(z_i, targets, start, group)
 
 
+def vp_loss(z, targets, rank, world, group=None):
+    """The vocab-parallel losses of the whole logits z, computed from this rank's slice only."""
+    start, end = vocab_range(z.shape[-1], rank, world)
+    return vp_cross_entropy(z[:, start:end].clone(), targets, start, group)
+
+
 def local_logits(H, W, rank, world):
     """This rank's slice of the logits, from its own rows of the output layer only."""
     start, end = vocab_range(W.shape[0], rank, world)
@@ -143,8 +149,7 @@ def numbers(run):
     group = run.example_group([("example", title)])  # ranks >= 2 take no part in the 2-GPU example
     if group is not None:
         z = torch.tensor(EXAMPLE_Z, dtype=torch.float64, device=run.device)
-        start, end = vocab_range(8, run.rank, 2)
-        loss = vp_cross_entropy(z[:, start:end].clone(), torch.tensor(EXAMPLE_TARGETS, device=run.device), start, group)
+        loss = vp_loss(z, torch.tensor(EXAMPLE_TARGETS, device=run.device), run.rank, 2, group)
         run.expect("example", title, printed(loss, EXAMPLE_LOSS), f"got {fmt(loss)}, lesson {fmt(EXAMPLE_LOSS)}")
     zf = torch.tensor(EXAMPLE_Z, dtype=torch.float64)
     wrong = [zf[:, :4], zf[:, 4:]]
@@ -157,8 +162,7 @@ def numbers(run):
     # Megatron's test has TP = 4 GPUs, each with 0..7 tiled to (16, 32): every full row is 16
     # copies of 0..7, and so the same losses come out for any N dividing the 128 ids.
     full = torch.arange(8.0, dtype=torch.float64, device=run.device).repeat(16, 16)
-    start, end = vocab_range(128, run.rank, run.world)
-    loss = vp_cross_entropy(full[:, start:end].clone(), torch.arange(0, 32, 2, device=run.device), start)
+    loss = vp_loss(full, torch.arange(0, 32, 2, device=run.device), run.rank, run.world)
     ok = all(abs(a - b) <= 1e-4 for a, b in zip(loss.tolist(), MEGATRON_LOSSES * 4))
     run.expect("megatron", "Megatron-LM's unit test (its TP = 4 logits, over N ranks): 10.2309, 8.2309, 6.2309, 4.2309 repeating",
                ok, f"got {fmt(loss.tolist()[:4], 4)} ...")
@@ -196,10 +200,9 @@ def loss(run):
         z_i = z[:, start:end].clone().requires_grad_()
         losses, fwd, bwd = measure.passes(lambda: vp_cross_entropy(z_i, targets, start))
         expected, (dz,) = with_grads(lambda z: F.cross_entropy(z, targets, reduction="none"), (z,))
-        ok, detail = compare(losses, expected)
-        run.expect(f"{name}", f"per-token losses equal F.cross_entropy(reduction='none') in {name}", ok, detail)
-        ok, detail = compare(z_i.grad, dz[:, start:end])
-        run.expect(f"grad-{name}", f"each rank's gradient is its slice of softmax(z) − onehot(target) ({name})", ok, detail)
+        run.expect(name, f"per-token losses equal F.cross_entropy(reduction='none') in {name}", *compare(losses, expected))
+        run.expect(f"grad-{name}", f"each rank's gradient is its slice of softmax(z) − onehot(target) ({name})",
+                   *compare(z_i.grad, dz[:, start:end]))
         if dtype == torch.float64:
             expect_counts(run, "counts", "CommDebugMode: 3 all-reduces forward, 0 backward",
                           fwd, bwd, {"all_reduce": 3}, {})
@@ -209,16 +212,14 @@ def loss(run):
                        f"{payload} B; T·8 = {z.shape[0] * 8} B, gathering the logits would be T·V·8 = {z.numel() * 8} B")
     # bf16: the vocab-parallel loss of bf16 logits against the fp64 loss of the same (rounded) logits,
     # allowed a few bf16 roundings of the loss's magnitude (the max, the exponentials' sum and its log).
-    z, targets, _, _ = draw(run, torch.bfloat16)
-    start, end = vocab_range(z.shape[1], run.rank, run.world)
-    title = "bf16 per-token losses within 8 bf16 eps · max|loss| of the fp64 loss of the same logits"
-    if run.has_bf16("bfloat16", title):
-        losses = vp_cross_entropy(z[:, start:end].clone(), targets, start)
-        ok, detail = compare(losses, F.cross_entropy(z.double(), targets, reduction="none"))
-        run.expect("bfloat16", title, ok and losses.dtype == torch.bfloat16, f"{losses.dtype}; {detail}")
+    def rounded(dtype):
+        z, targets, _, _ = draw(run, dtype)
+        return vp_loss(z, targets, run.rank, run.world), F.cross_entropy(z.double(), targets, reduction="none")
+
+    expect_in(run, "bfloat16", "bf16 per-token losses within 8 bf16 eps · max|loss| of the fp64 loss of the same logits",
+              torch.bfloat16, rounded, 8)
     z, targets, _, _ = draw(run, torch.float64, scale=1e3)
-    start, end = vocab_range(z.shape[1], run.rank, run.world)
-    losses = vp_cross_entropy(z[:, start:end].clone(), targets, start)
+    losses = vp_loss(z, targets, run.rank, run.world)
     ok, detail = compare(losses, F.cross_entropy(z, targets, reduction="none"), rtol=1e-12, atol=1e-9)
     run.expect("large", "logits of magnitude 1e3: finite and exact (the max is subtracted first)",
                ok and bool(torch.isfinite(losses).all()), detail)
@@ -278,15 +279,9 @@ def drift(run):
         start, end = vocab_range(V, run.rank, run.world)
         H1, W1 = H0.clone().requires_grad_(), W0.clone().requires_grad_()
         H2, W2 = H0.clone().requires_grad_(), W0[start:end].clone().requires_grad_()
-        single, parallel = [], []
-        for _ in range(steps):
-            l1 = F.cross_entropy(H1 @ W1.T, y)
-            l2 = vp_cross_entropy(CopyToTP.apply(H2, None) @ W2.T, y, start).mean()
-            l1.backward()
-            l2.backward()
-            sgd_step((H1, W1, H2, W2), lr)
-            single.append(l1.item())
-            parallel.append(l2.item())
+        single = train(lambda: backward(F.cross_entropy(H1 @ W1.T, y)), [H1, W1], steps, lr)
+        parallel = train(lambda: backward(vp_cross_entropy(CopyToTP.apply(H2, None) @ W2.T, y, start).mean()),
+                         [H2, W2], steps, lr)
         diffs = [abs(a - b) for a, b in zip(single, parallel)]
         rows.append({"dtype": name, "single": single, "parallel": parallel, "diff": diffs})
         run.expect(f"{name}", f"{name}: the losses agree to {first_tol:g} at step 1 and {last_tol:g} after {steps} steps",
