@@ -4,16 +4,18 @@ heads per rank), the output projection row-parallel, one all-reduce per pass.
 Conventions as in the lesson: X is (T, D) tokens, Wq, Wk, Wv, Wo are (D, D),
 out = concat_h(softmax(Q_h K_hᵀ/√d_head) V_h) Wo, causal.
 Rank i holds heads i·H/N … (i+1)·H/N − 1: columns block i of Wq, Wk, Wv and rows block i of Wo.
+The block itself (shard, heads, partial_attention, tp_attention) is companionkit.attention, which
+tp-cost runs inside its layer.
 """
 import torch
-import torch.nn.functional as F
 
 from companionkit import Companion, compare, examples, measure
+from companionkit.attention import partial_attention, shard, tp_attention
 from companionkit.comparing import compare_all, expect_in, max_diff, printed
 from companionkit.formulas import attention, with_grads
 from companionkit.models import Attention, tensor_parallel, with_weights
 from companionkit.shards import block, drawn, seeded
-from companionkit.tp import expect_count, tp_region
+from companionkit.tp import expect_count, tp_region  # noqa: F401 (the notebook prints the region)
 
 # The lesson's worked example: T = 3, D = 4, 2 heads, Wq = Wk = Wv = I, on 2 GPUs.
 EXAMPLE_X = [[1.0, 0.0, 0.0, 2.0], [0.0, 2.0, 1.0, 0.0], [1.0, 1.0, 1.0, 1.0]]
@@ -37,36 +39,6 @@ companion = Companion(__name__, lesson="tp-attention", options={"tokens": 8, "wi
 
 
 # ---- the subject -------------------------------------------------------------------------------
-
-def shard(W, n_heads, rank, world):
-    """Rank's heads, n_heads/N contiguous ones: their columns of Wq, Wk, Wv and the same rows of
-    Wo, copied so that each holds only 1/N of the storage (a slice is a view that keeps the whole
-    matrix alive)."""
-    Wq, Wk, Wv, Wo = W
-    width = Wq.shape[1] // world  # n_heads/N whole heads of d_head columns
-    cols = slice(rank * width, (rank + 1) * width)
-    return tuple(m[:, cols].clone() for m in (Wq, Wk, Wv)) + (Wo[cols, :].clone(),)
-
-
-def heads(X, Wq, Wk, Wv, d_head, causal=True):
-    """The concatenated outputs of the heads whose columns are Wq, Wk, Wv (width / d_head of
-    them), each softmax(Q_h K_hᵀ / √d_head) V_h."""
-    T = X.shape[0]
-    q, k, v = ((X @ W).view(T, -1, d_head).transpose(0, 1) for W in (Wq, Wk, Wv))
-    out = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
-    return out.transpose(0, 1).reshape(T, -1)
-
-
-def partial_attention(X, shard_i, d_head):
-    """What one rank computes from its shard alone: its heads times its rows of Wo."""
-    Wq, Wk, Wv, Wo = shard_i
-    return heads(X, Wq, Wk, Wv, d_head) @ Wo
-
-
-def tp_attention(X, shard_i, d_head, group=None):
-    """The Megatron-LM attention block on one rank: f, the local heads, g."""
-    return tp_region(partial_attention, X, shard_i, d_head, group=group)
-
 
 def dtensor_attention(device, world, W, d_head):
     """The block as torch modules (companionkit.models.Attention, tp-transformer's) sharded by

@@ -23,10 +23,11 @@ import statistics
 import torch
 
 from companionkit import Companion, compare, measure
-from companionkit.formulas import attention as attention_formula, mlp, with_grads
+from companionkit.attention import shard as attention_shard, tp_attention
+from companionkit.formulas import attention, mlp, with_grads
 from companionkit.mlp import shard as mlp_shard, tp_mlp
 from companionkit.shards import drawn, seeded
-from companionkit.tp import all_reduce_sum, tp_region
+from companionkit.tp import all_reduce_sum
 
 GB = 1e9
 SEED = 0
@@ -90,42 +91,32 @@ def model_functions(path):
     return module.tp_layer_seconds
 
 
-def attention(x, Wqkv, Wo, heads, b, s):
-    """Causal self-attention over `heads` heads of x (b·s, width): the heads' Q, K, V side by
-    side in Wqkv's columns, the output projection Wo."""
-    return attention_formula(x.reshape(b, s, -1), *Wqkv.chunk(3, dim=1), Wo, heads).reshape(b * s, -1)
-
-
-def tp_layer(x, shard, heads, b, s):
-    """One rank's share of a tensor-parallel layer: f, its heads, g; f, its MLP columns, g."""
-    Wqkv, Wo, A, B = shard
-    x = x + tp_region(attention, x, Wqkv, Wo, heads, b, s)
-    return x + tp_mlp(x, A, B)  # companionkit.mlp: tp-mlp's block, f and g around GeLU(x A_i) B_i
+def tp_layer(x, shard, d_head):
+    """One rank's share of a tensor-parallel layer over x (b, s, h): f, its heads, g (tp-attention's
+    block); f, its block of the MLP's columns, g (tp-mlp's)."""
+    x = x + tp_attention(x, shard[:4], d_head)
+    return x + tp_mlp(x, *shard[4:])
 
 
 def shard_weights(weights, heads, rank, world):
-    """Rank's heads (their Q, K, V columns and Wo rows) and its block of A's columns and B's rows."""
-    Wqkv, Wo, A, B = weights
-    h = Wo.shape[0]
-    hd = h // world
-    cols = torch.cat([torch.arange(j * h + rank * hd, j * h + (rank + 1) * hd) for j in range(3)])
-    return (Wqkv[:, cols].contiguous(), Wo[rank * hd:(rank + 1) * hd].contiguous(), *mlp_shard(A, B, rank, world))
+    """Rank's heads (their Wq, Wk, Wv columns and Wo rows) and its block of A's columns and B's rows."""
+    return (*attention_shard(weights[:4], heads, rank, world), *mlp_shard(*weights[4:], rank, world))
 
 
 # ---- what to expect: the unsplit layer, plain torch on one device ------------------------------
 
-def full_layer(x, weights, heads, b, s):
-    Wqkv, Wo, A, B = weights
-    x = x + attention(x, Wqkv, Wo, heads, b, s)
-    return x + mlp(x, A, B)
+def full_layer(x, weights, heads):
+    x = x + attention(x, *weights[:4], heads)
+    return x + mlp(x, *weights[4:])
 
 
 def layer_weights(h, dtype, seed=SEED):
-    return drawn(seed, (h, 3 * h), (h, h), (h, 4 * h), (4 * h, h), fan_in=True, dtype=dtype)
+    """Wq, Wk, Wv, Wo (h, h), A (h, 4h) and B (4h, h)."""
+    return drawn(seed, *[(h, h)] * 4, (h, 4 * h), (4 * h, h), fan_in=True, dtype=dtype)
 
 
 def layer_input(b, s, h, dtype, seed=SEED + 1):
-    return seeded(b * s, h, seed=seed, dtype=dtype)
+    return seeded(b, s, h, seed=seed, dtype=dtype)
 
 
 # ---- the checks --------------------------------------------------------------------------------
@@ -208,8 +199,8 @@ def layer(run):
     weights = layer_weights(h, torch.float64)
     shard = [w.to(dev).requires_grad_() for w in shard_weights(weights, heads, run.rank, n)]
     X = layer_input(b, s, h, torch.float64).to(dev).requires_grad_()
-    Y, fwd, bwd = measure.passes(lambda: tp_layer(X, shard, heads // n, b, s))
-    Yf, (dXf,) = with_grads(lambda x: full_layer(x, weights, heads, b, s), (layer_input(b, s, h, torch.float64),))
+    Y, fwd, bwd = measure.passes(lambda: tp_layer(X, shard, h // heads))
+    Yf, (dXf,) = with_grads(lambda x: full_layer(x, weights, heads), (layer_input(b, s, h, torch.float64),))
     ok, detail = compare(Y.detach().cpu(), Yf)
     run.expect("forward", "the layer split over N ranks gives the unsplit layer's output", ok, detail)
     ok, detail = compare(X.grad.cpu(), dXf)
@@ -238,8 +229,8 @@ def layer(run):
             predicted = model(lb, ls, lh, n, flops, beta, alpha, x.element_size()) * 1e3 if usable else float("nan")
             predicted_one = model(lb, ls, lh, 1, flops, beta if usable else 1.0, alpha, x.element_size()) * 1e3
             yield ({"N": n, "b": lb, "s": ls, "h": lh, "model_one_ms": predicted_one, "model_tp_ms": predicted},
-                   lambda: full_layer(x, full, lheads, lb, ls).sum().backward(),
-                   lambda: tp_layer(x, mine, lheads // n, lb, ls).sum().backward())
+                   lambda: full_layer(x, full, lheads).sum().backward(),
+                   lambda: tp_layer(x, mine, lh // lheads).sum().backward())
 
     measure.time_cases(run, "layer", cases(), ("N", "b", "s", "h"), at="h",
                        columns={"model one device ms": lambda r: f"{r['model_one_ms']:.3f}",
