@@ -90,16 +90,6 @@ def tp_region(partial, x, *shard, group=None, with_f=True):
     return ReduceFromTP.apply(partial(x, *shard), group)
 
 
-def copy_to_tp(x, group=None):
-    """f applied to x."""
-    return CopyToTP.apply(x, group)
-
-
-def reduce_from_tp(y_partial, group=None):
-    """g applied to a rank's partial output."""
-    return ReduceFromTP.apply(y_partial, group)
-
-
 def expect_count(run, key, title, traffic, want):
     """One verdict on CommDebugMode's counts (measure.Traffic) of one pass: exactly `want`
     ({collective: count}; an empty dict: no communication)."""

@@ -13,8 +13,8 @@ from companionkit.comparing import compare_all, expect_in
 from companionkit.formulas import mlp, with_grads
 from companionkit.mlp import gelu, shard, tp_mlp
 from companionkit.models import MLP, tensor_parallel
-from companionkit.shards import cols, drawn, rows
-from companionkit.tp import ReduceScatterToSP, all_gather, expect_count, reduce_scatter
+from companionkit.shards import cols, drawn, rows, seeded
+from companionkit.tp import ReduceScatterToSP, all_gather, all_reduce_sum, expect_count, reduce_scatter
 
 GIB = 2**30
 # GPT-3 size (Korthikanti et al., 2022) and the lesson's GiB per layer per GPU, three decimals.
@@ -141,15 +141,12 @@ def numbers(run):
 @companion.section("collectives", "A reduce-scatter then an all-gather = an all-reduce, and the course's ring")
 def collectives(run):
     T, D = run.options["tokens"], run.options["width"]
-    g = torch.Generator().manual_seed(SEED + run.rank)
-    partial = torch.randn(T, D, generator=g, dtype=torch.float64).to(run.device)
+    partial = seeded(T, D, seed=SEED + run.rank).to(run.device)  # each rank's own
     (chunk, full), traffic = measure.collectives(lambda: (lambda c: (c, all_gather(c)))(reduce_scatter(partial)))
-    summed = partial.clone()
-    dist.all_reduce(summed)
-    ok, detail = compare(full, summed)
-    run.expect("equal", "all-gather(reduce-scatter(partials)) equals all-reduce(partials)", ok, detail)
-    ok, detail = compare(chunk, rows(summed, run.rank, run.world))
-    run.expect("chunk", "after the reduce-scatter rank i holds rows i·T/N … of the sum", ok, detail)
+    summed = all_reduce_sum(partial.clone())
+    run.expect("equal", "all-gather(reduce-scatter(partials)) equals all-reduce(partials)", *compare(full, summed))
+    run.expect("chunk", "after the reduce-scatter rank i holds rows i·T/N … of the sum",
+               *compare(chunk, rows(summed, run.rank, run.world)))
     expect_count(run, "counts", "CommDebugMode counts one reduce_scatter and one all_gather", traffic,
                  {"reduce_scatter": 1, "all_gather": 1})
     # What gloo or NCCL send for these two is not visible from Python. The course's own ring, written

@@ -201,10 +201,8 @@ def layer(run):
     X = layer_input(b, s, h, torch.float64).to(dev).requires_grad_()
     Y, fwd, bwd = measure.passes(lambda: tp_layer(X, shard, h // heads))
     Yf, (dXf,) = with_grads(lambda x: full_layer(x, weights, heads), (layer_input(b, s, h, torch.float64),))
-    ok, detail = compare(Y.detach().cpu(), Yf)
-    run.expect("forward", "the layer split over N ranks gives the unsplit layer's output", ok, detail)
-    ok, detail = compare(X.grad.cpu(), dXf)
-    run.expect("backward", "and the unsplit layer's dL/dX on every rank", ok, detail)
+    run.expect("forward", "the layer split over N ranks gives the unsplit layer's output", *compare(Y.detach().cpu(), Yf))
+    run.expect("backward", "and the unsplit layer's dL/dX on every rank", *compare(X.grad.cpu(), dXf))
     payload = b * s * h * X.element_size()
     sizes = [c.nbytes for c in fwd.calls + bwd.calls]
     run.expect("counts", "4 all-reduces per step (2 forward: g; 2 backward: f), each of b·s·h elements",

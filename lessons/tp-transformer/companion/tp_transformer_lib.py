@@ -249,10 +249,6 @@ def timing(run):
     one_model, tokens, targets = problem(run, dtype=torch.float32, width=o["timing_width"],
                                          tokens=o["timing_tokens"], batch=o["timing_batch"])
     tp_model = parallelize(copy.deepcopy(one_model), run.mesh(), sp=False)
-    # The slowest rank's spread is the TP step's (a step ends when its last rank does).
-    row = measure.against_one_device(run, lambda: step_loss(one_model, tokens, targets),
-                                     lambda: step_loss(tp_model, tokens, targets), baseline_threads=1)
-    run.info(f"training step, min / median / max of {o['repeats']} after {o['warmup']} warm-up: one GPU "
-             f"{measure.spread_text(row['one_device_ms'])} ms, TP on {run.world} GPUs {measure.spread_text(row['tp_ms'])} ms "
-             "(a measurement, no verdict)")
-    run.data("timing", {"N": run.world, **row})
+    sizes = {"N": run.world, "batch": tokens.shape[0], "tokens": tokens.shape[1], "width": o["timing_width"]}
+    measure.time_cases(run, "timing", [(sizes, lambda: step_loss(one_model, tokens, targets),
+                                        lambda: step_loss(tp_model, tokens, targets))], tuple(sizes), at="width")

@@ -50,11 +50,16 @@ def padded_vocab(V, tp, divisible_by=128):
     return -(-V // multiple) * multiple
 
 
+def owned_ids(ids, start, size):
+    """(which ids this rank owns, start .. start + size - 1; each as an index into its slice, 0 if not)."""
+    owned = (ids >= start) & (ids < start + size)
+    return owned, torch.where(owned, ids - start, torch.zeros_like(ids))
+
+
 def vp_embedding(ids, E_i, start, group=None):
     """VocabParallelEmbedding: mask the ids this rank does not own, look up id - start, zero the
     masked rows, all-reduce."""
-    owned = (ids >= start) & (ids < start + E_i.shape[0])
-    local = torch.where(owned, ids - start, torch.zeros_like(ids))
+    owned, local = owned_ids(ids, start, E_i.shape[0])
     rows = F.embedding(local, E_i) * owned.unsqueeze(-1)
     return ReduceFromTP.apply(rows, group)
 
@@ -71,8 +76,7 @@ class VocabParallelCrossEntropy(torch.autograd.Function):
         e = torch.exp(z_i - m.unsqueeze(-1))
         s = e.sum(dim=-1)
         dist.all_reduce(s, group=group)
-        owned = (targets >= start) & (targets < start + z_i.shape[-1])
-        local = torch.where(owned, targets - start, torch.zeros_like(targets))
+        owned, local = owned_ids(targets, start, z_i.shape[-1])
         z_target = torch.where(owned, z_i.gather(-1, local.unsqueeze(-1)).squeeze(-1), torch.zeros_like(m))
         dist.all_reduce(z_target, group=group)
         ctx.save_for_backward(e / s.unsqueeze(-1), owned, local)
@@ -181,14 +185,14 @@ def embedding(run):
     start, end = vocab_range(E.shape[0], run.rank, run.world)
     E_i = E[start:end].clone().requires_grad_()
     out, fwd = measure.collectives(lambda: vp_embedding(ids, E_i, start))
-    ok, detail = compare(out, F.embedding(ids, E), rtol=0, atol=1e-12)
-    run.expect("forward", "the sum of the masked lookups equals F.embedding on the full table (fp64)", ok, detail)
+    run.expect("forward", "the sum of the masked lookups equals F.embedding on the full table (fp64)",
+               *compare(out, F.embedding(ids, E), rtol=0, atol=1e-12))
     expect_count(run, "counts", "CommDebugMode: one all-reduce", fwd, {"all_reduce": 1})
     weights = torch.arange(1.0, out.numel() + 1, dtype=out.dtype, device=out.device).reshape(out.shape)
     out.backward(weights)
     _, (dE,) = with_grads(lambda E: F.embedding(ids, E), (E,), weights)
-    ok, detail = compare(E_i.grad, dE[start:end], rtol=0, atol=1e-12)
-    run.expect("grad", "each rank's gradient is its rows of the full table's gradient", ok, detail)
+    run.expect("grad", "each rank's gradient is its rows of the full table's gradient",
+               *compare(E_i.grad, dE[start:end], rtol=0, atol=1e-12))
 
 
 @companion.section("loss", "Cross-entropy from three all-reduces equals F.cross_entropy; the gradient needs no communication")
@@ -227,12 +231,11 @@ def loss(run):
 
 @companion.section("dtensor", "PyTorch's loss_parallel() on Shard(-1) logits and RowwiseParallel on nn.Embedding agree")
 def dtensor(run):
-    mesh = run.mesh()
     z, targets, E, ids = draw(run)
-    zd, loss_d, fwd, bwd = dtensor_loss(z, targets, mesh)
+    zd, loss_d, fwd, bwd = dtensor_loss(z, targets, run.mesh())
     expected, (dz,) = with_grads(lambda z: F.cross_entropy(z, targets, reduction="sum"), (z,))
-    ok, detail = compare(loss_d.full_tensor(), expected, rtol=1e-12, atol=1e-12)
-    run.expect("loss", "F.cross_entropy under loss_parallel() equals the unsplit loss (fp64)", ok, detail)
+    run.expect("loss", "F.cross_entropy under loss_parallel() equals the unsplit loss (fp64)",
+               *compare(loss_d.full_tensor(), expected, rtol=1e-12, atol=1e-12))
     ok, detail = compare(zd.grad.full_tensor(), dz, rtol=1e-12, atol=1e-12)
     placement = zd.grad.placements[0]
     sharded = placement.is_shard(zd.grad.ndim - 1)
