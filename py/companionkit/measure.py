@@ -491,7 +491,6 @@ def time_cases(run, name, cases, sizes, at, columns=None):
         rows.append({**values, **against_one_device(run, one_step, tp_step)})
         run.data(name, rows[-1])
     report_timing(run, rows, sizes, at, columns)
-    return rows
 
 
 def spread_text(ms, digits=2):

@@ -7,13 +7,13 @@ then the local shard, is tp-mlp's (companionkit.mlp.tp_mlp, named tp_block here)
 """
 import torch
 
-from companionkit import Companion, compare, examples, measure
+from companionkit import Companion, examples, measure
 from companionkit.formulas import gelu_tanh as gelu_formula, mlp_grads as reference_grads
 from companionkit.comparing import compare_all, fmt, max_diff, printed
 from companionkit.mlp import expect_grads, gelu, shard, tp_grads, tp_mlp as tp_block
 from companionkit.models import dtensor_mlp, expect_dtensor_mlp, sgd_step
 from companionkit.shards import block, mlp_weights, seeded
-from companionkit.tp import CopyToTP, ReduceFromTP, all_gather_list, expect_counts, tp_region  # noqa: F401 (the notebook prints f, g and the region)
+from companionkit.tp import CopyToTP, ReduceFromTP, expect_counts, tp_region  # noqa: F401 (the notebook prints f, g and the region)
 
 # The lesson's worked example (tp-mlp's): one token X = (1, 2), D = 2, F = 4, 2 GPUs, dY = (1, 1).
 # (companionkit.examples.mlp; its Y is examples.MLP_Y)
