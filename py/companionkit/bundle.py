@@ -9,8 +9,9 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent
 # What the downloaded companion imports; the bundling and the mutation harness are tooling.
-SHIPPED_MODULES = ("__init__.py", "__main__.py", "comparing.py", "examples.py", "formulas.py", "launch.py", "measure.py",
-                   "models.py", "plots.py", "registry.py", "results.py", "shards.py", "tp.py")
+SHIPPED_MODULES = ("__init__.py", "__main__.py", "attention.py", "comparing.py", "examples.py", "formulas.py",
+                   "launch.py", "measure.py", "mlp.py", "models.py", "plots.py", "registry.py", "results.py", "shards.py",
+                   "tp.py")
 LIBRARY_TAG = "companion-library"
 NOTEBOOK_NAME = "companion.ipynb"
 ZIP_DATE = (2024, 1, 1, 0, 0, 0)

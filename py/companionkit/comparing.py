@@ -72,3 +72,14 @@ def fmt(values, digits=3):
 def ints(t):
     """Whole numbers as the lesson writes them: "[4, 3]"."""
     return "[" + ", ".join(f"{v:g}" for v in t.tolist()) + "]"
+
+
+def expect_in(run, key, title, dtype, compute, ulps):
+    """One verdict on a computation in a lower precision: compute(dtype) returns (got, want), and
+    `got` must keep `dtype` and be within `ulps` eps of `want` (compare: want is the fp64 result of
+    the same rounded inputs). bf16 where the device has it in hardware, else a SKIP (run.has_bf16)."""
+    if dtype == torch.bfloat16 and not run.has_bf16(key, title):
+        return
+    got, want = compute(dtype)
+    ok, detail = compare(got, want, ulps=ulps)
+    run.expect(key, title, ok and got.dtype == dtype, f"{got.dtype}; {detail}")

@@ -16,12 +16,20 @@ def mlp(X, A, B):
     return gelu_tanh(X @ A) @ B
 
 
+def with_grads(fn, tensors, dY=None):
+    """(Y, [dL/dt for t in tensors]): Y = fn(*tensors) and the gradients of L = sum(dY · Y) (dY
+    None: L = sum(Y)), by autograd on detached copies: the unsplit result a check slices what each
+    rank should get from."""
+    copies = [t.detach().clone().requires_grad_() for t in tensors]
+    Y = fn(*copies)
+    Y.backward(torch.ones_like(Y) if dY is None else dY)
+    return Y.detach(), [c.grad for c in copies]
+
+
 def mlp_grads(X, A, B, G):
-    """dL/dX, dL/dA, dL/dB of L = sum(G · GeLU(XA)B), by autograd on the unsplit MLP (G: the
-    gradient arriving from the next layer)."""
-    X, A, B = (t.detach().clone().requires_grad_() for t in (X, A, B))
-    (G * mlp(X, A, B)).sum().backward()
-    return X.grad, A.grad, B.grad
+    """dL/dX, dL/dA, dL/dB of L = sum(G · GeLU(XA)B) on the unsplit MLP (G: the gradient arriving
+    from the next layer)."""
+    return with_grads(mlp, (X, A, B), G)[1]
 
 
 def attention(X, Wq, Wk, Wv, Wo, heads, causal=True):

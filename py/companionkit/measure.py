@@ -145,6 +145,23 @@ def storage_bytes(*tensors):
     return sum(seen.values())
 
 
+def expect_share(run, key, title, make_shards, whole_bytes):
+    """One verdict: the shards `make_shards()` returns (built on the CPU) keep exactly 1/N of
+    `whole_bytes` alive on this rank: on CPU the bytes of the storages they keep (a view keeps its
+    whole base), on a GPU the growth of torch.cuda.memory_allocated as they arrive there (the
+    allocator rounds each up to 512 bytes). Returns the shards on the run's device."""
+    want = whole_bytes // run.world
+    if run.device.type == "cuda":
+        shards, held = cuda_allocated(lambda: [t.to(run.device) for t in make_shards()], run.device)
+        how, slack = "torch.cuda.memory_allocated growth", 512 * len(shards)
+    else:
+        shards = make_shards()
+        held, how, slack = storage_bytes(*shards), "storage the shards keep alive", 0
+    run.expect(key, title, want <= held <= want + slack,
+               f"rank {run.rank}, {how}: {held} B; 1/{run.world} of {whole_bytes} B = {want} B")
+    return shards
+
+
 def saved_bytes(fn, exclude=()):
     """(result, bytes): the storage bytes of the tensors autograd saves for backward while `fn()`
     runs (the activations a training step keeps), each storage once; `exclude` (the parameters)
@@ -462,6 +479,18 @@ def report_timing(run, rows, sizes, at, columns=None):
              f"{os.cpu_count()} CPU cores; {first['warmup']} warm-up call(s), {first['repeats']} timed, interleaved")
     run.info(table(rows, {**timing_columns(*sizes), **(columns or {})}))
     run.info(timing_verdict(rows, at))
+
+
+def time_cases(run, name, cases, sizes, at, columns=None):
+    """A timing section's loop and report, written once: for each (values, one_step, tp_step) of
+    `cases` (values: the row's sizes and anything else it carries, e.g. {"N": 2, "D": 256}) an
+    against_one_device row after `values`, kept with run.data(name, row); then report_timing of
+    the rows (the size keys `sizes`, judged at `at`, with `columns`). Every rank must call it."""
+    rows = []
+    for values, one_step, tp_step in cases:
+        rows.append({**values, **against_one_device(run, one_step, tp_step)})
+        run.data(name, rows[-1])
+    report_timing(run, rows, sizes, at, columns)
 
 
 def spread_text(ms, digits=2):

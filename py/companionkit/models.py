@@ -1,5 +1,6 @@
 """Torch models the companions share, whole and sharded by PyTorch's own tensor-parallel API
-(ColwiseParallel, RowwiseParallel), to compare with a lesson's hand-written f and g. The
+(ColwiseParallel, RowwiseParallel), to compare with a lesson's hand-written f and g, and the
+plain SGD step they are trained with. The
 activation is the lesson's own, so a mutation of the lesson's GeLU reaches these models too.
 `Attention` and `Transformer` are the shape of PyTorch's own tensor-parallel test model
 (test_tp_examples.py), which tp-attention and tp-transformer shard with PyTorch's plans."""
@@ -20,6 +21,33 @@ class MLP(torch.nn.Module):
 
     def forward(self, x):
         return self.down(self.activation(self.up(x)))
+
+
+def sgd_step(params, lr):
+    """One step of plain SGD, p -= lr · p.grad, gradients cleared. Under tensor parallelism each
+    rank updates the shards it owns with their own gradients: no communication."""
+    with torch.no_grad():
+        for p in params:
+            p -= lr * p.grad
+            p.grad = None
+
+
+def train(step, params, steps, lr):
+    """`steps` steps of plain SGD (sgd_step) on the list `params`: step() runs one forward and
+    backward pass and returns the loss. Returns the losses as numbers, each before its update (a
+    DTensor loss: its whole value)."""
+    losses = []
+    for _ in range(steps):
+        loss = step().detach()
+        losses.append(float(loss.full_tensor() if hasattr(loss, "full_tensor") else loss))
+        sgd_step(params, lr)
+    return losses
+
+
+def backward(loss):
+    """`loss` after its backward pass: a train step written as one expression."""
+    loss.backward()
+    return loss
 
 
 def with_weights(module, weights):

@@ -184,6 +184,14 @@ class Run:
         for key, title in checks:
             self.skip(key, title, reason)
 
+    def divides(self, count, what, checks):
+        """True when `count` `what` (heads, rows) split evenly over the ranks; otherwise each
+        (key, title) of `checks` is a SKIP that says so, and False."""
+        if count % self.world:
+            self.skip_all(checks, f"{count} {what} do not split over N = {self.world}")
+            return False
+        return True
+
     def mesh(self):
         """A 1-D device mesh of every rank (dimension "tp"), for PyTorch's tensor-parallel API."""
         from torch.distributed.device_mesh import init_device_mesh

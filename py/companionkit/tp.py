@@ -82,14 +82,12 @@ class ReduceScatterToSP(torch.autograd.Function):
         return all_gather(grad, ctx.group), None
 
 
-def copy_to_tp(x, group=None):
-    """f applied to x."""
-    return CopyToTP.apply(x, group)
-
-
-def reduce_from_tp(y_partial, group=None):
-    """g applied to a rank's partial output."""
-    return ReduceFromTP.apply(y_partial, group)
+def tp_region(partial, x, *shard, group=None, with_f=True):
+    """Megatron's tensor-parallel region around a column-parallel then row-parallel pair: f (copy
+    to), this rank's partial(x, *shard), g (reduce from). `with_f=False` leaves f out, the mistake
+    whose dL/dx is only this rank's share."""
+    x = CopyToTP.apply(x, group) if with_f else x
+    return ReduceFromTP.apply(partial(x, *shard), group)
 
 
 def expect_count(run, key, title, traffic, want):

@@ -2,17 +2,18 @@
 MLP and a few training steps of a two-block TP model against one device.
 
 Conventions as in the lesson: X is (T, D) tokens, A is (D, F), B is (F, D); rank i holds
-A_i = A[:, block i] and B_i = B[block i, :], block i = i*F/N .. (i+1)*F/N - 1.
+A_i = A[:, block i] and B_i = B[block i, :], block i = i*F/N .. (i+1)*F/N - 1. The block, f, g,
+then the local shard, is tp-mlp's (companionkit.mlp.tp_mlp, named tp_block here).
 """
 import torch
-import torch.nn.functional as F
 
-from companionkit import Companion, compare, examples, measure
+from companionkit import Companion, examples, measure
 from companionkit.formulas import gelu_tanh as gelu_formula, mlp_grads as reference_grads
 from companionkit.comparing import compare_all, fmt, max_diff, printed
-from companionkit.models import dtensor_mlp, expect_dtensor_mlp
+from companionkit.mlp import expect_grads, gelu, shard, tp_grads, tp_mlp as tp_block
+from companionkit.models import dtensor_mlp, expect_dtensor_mlp, sgd_step
 from companionkit.shards import block, mlp_weights, seeded
-from companionkit.tp import CopyToTP, ReduceFromTP, all_gather_list, expect_counts
+from companionkit.tp import CopyToTP, ReduceFromTP, expect_counts, tp_region  # noqa: F401 (the notebook prints f, g and the region)
 
 # The lesson's worked example (tp-mlp's): one token X = (1, 2), D = 2, F = 4, 2 GPUs, dY = (1, 1).
 # (companionkit.examples.mlp; its Y is examples.MLP_Y)
@@ -30,34 +31,6 @@ companion = Companion(__name__, lesson="fg-backward", options={
     "tokens": 8, "width": 16, "hidden": 64, "steps": 5, "lr": 0.05})
 
 
-# ---- the subject -------------------------------------------------------------------------------
-
-def gelu(x):
-    """The lesson's GeLU: GPT-2's tanh approximation."""
-    return F.gelu(x, approximate="tanh")
-
-
-def shard(A, B, rank, world):
-    """Rank's column block of A and the matching row block of B (copies: the rank owns them)."""
-    size = A.shape[1] // world
-    cols = slice(rank * size, (rank + 1) * size)
-    return A[:, cols].clone(), B[cols, :].clone()
-
-
-def tp_block(X, A_i, B_i, with_f=True, group=None):
-    """One Megatron-LM MLP block on one rank: f, the local shard GeLU(X A_i) B_i, then g."""
-    x = CopyToTP.apply(X, group) if with_f else X
-    return ReduceFromTP.apply(gelu(x @ A_i) @ B_i, group)
-
-
-def sgd_step(params, lr):
-    """Each rank updates the shards it owns with their own gradients: no communication."""
-    with torch.no_grad():
-        for p in params:
-            p -= lr * p.grad
-            p.grad = None
-
-
 # ---- the checks --------------------------------------------------------------------------------
 
 @companion.section("example", "The lesson's worked example backwards (ranks 0 and 1 are GPU 0 and GPU 1)")
@@ -69,27 +42,18 @@ def example(run):
     group = run.example_group(keys)
     if group is None:
         return
-    dev = run.device
-    X0, A, B = examples.mlp(dev)
-    A_i, B_i = (t.to(dev).requires_grad_() for t in shard(A, B, run.rank, 2))
-    dY = torch.tensor(EXAMPLE_DY, dtype=torch.float64, device=dev)
-
-    # Without f, X's gradient on a rank is only what flows back through its own shard.
-    X_local = X0.clone().requires_grad_()
-    tp_block(X_local, A_i.detach(), B_i.detach(), with_f=False, group=group).backward(dY)
-    shares = all_gather_list(X_local.grad, group)
-
-    X = X0.clone().requires_grad_()
+    X, A, B = examples.mlp(run.device)
+    A_i, B_i = (t.to(run.device) for t in shard(A, B, run.rank, 2))
+    dY = torch.tensor(EXAMPLE_DY, dtype=torch.float64, device=run.device)
     Y = tp_block(X, A_i, B_i, group=group)
-    Y.backward(dY)
-    dBs = all_gather_list(B_i.grad, group)
+    # Without f, X's gradient on a rank is only what flows back through its own shard.
+    share = tp_grads(X, A_i, B_i, dY, with_f=False, group=group)[0]
+    dX, _, dB_i = tp_grads(X, A_i, B_i, dY, group=group)
     (key_y, t_y), (key_s, t_s), (key_x, t_x), (key_b, t_b) = keys
     run.expect(key_y, t_y, printed(Y, [examples.MLP_Y]), f"all_reduce gave {fmt(Y)}")
-    run.expect(key_s, t_s, all(printed(s, [e]) for s, e in zip(shares, EXAMPLE_SHARES)),
-               f"GPU 0's dX_0 {fmt(shares[0])}, GPU 1's dX_1 {fmt(shares[1])}")
-    run.expect(key_x, t_x, printed(X.grad, [EXAMPLE_DX]), f"this rank's dX {fmt(X.grad)}")
-    run.expect(key_b, t_b, all(printed(b, e) for b, e in zip(dBs, EXAMPLE_DB)),
-               f"GPU 0's dB_0 rows {fmt(dBs[0])}, GPU 1's dB_1 rows {fmt(dBs[1])}")
+    examples.expect_per_gpu(run, key_s, t_s, share, EXAMPLE_SHARES, group)
+    run.expect(key_x, t_x, printed(dX, [EXAMPLE_DX]), f"this rank's dX {fmt(dX)}")
+    examples.expect_per_gpu(run, key_b, t_b, dB_i, EXAMPLE_DB, group)
 
 
 @companion.section("grads", "Backward with f and g: each rank's dA_i, dB_i are its slices, dX is whole (fp64)")
@@ -98,14 +62,7 @@ def grads(run):
     dev = run.device
     A, B = mlp_weights(D, FF, SEED)
     X, G = seeded(T, D, seed=SEED + 2).to(dev), seeded(T, D, seed=SEED + 3).to(dev)
-    dX, dA, dB = reference_grads(X, A.to(dev), B.to(dev), G)
-    cols = block(FF, run.rank, run.world)
-    A_i, B_i = (t.to(dev).requires_grad_() for t in shard(A, B, run.rank, run.world))
-    Xt = X.clone().requires_grad_()
-    (G * tp_block(Xt, A_i, B_i)).sum().backward()
-    run.expect("dA", "dL/dA_i is column block i of the one-device dL/dA", *compare(A_i.grad, dA[:, cols]))
-    run.expect("dB", "dL/dB_i is row block i of the one-device dL/dB", *compare(B_i.grad, dB[cols, :]))
-    run.expect("dX", "dL/dX after f's all-reduce is the one-device dL/dX, on every rank", *compare(Xt.grad, dX))
+    expect_grads(run, A, B, X, G)
 
     # bf16: the same backward on bf16 shards against fp64 gradients of the same rounded tensors,
     # allowed 16 bf16 eps of each gradient's magnitude (two GEMMs, GeLU' and the all-reduce round).
@@ -114,12 +71,10 @@ def grads(run):
         return
     Ab, Bb, Xb, Gb = (t.to(torch.bfloat16) for t in (A, B, X, G))
     dXb, dAb, dBb = reference_grads(Xb.double(), Ab.double().to(dev), Bb.double().to(dev), Gb.double())
-    A_i, B_i = (t.to(dev).requires_grad_() for t in shard(Ab, Bb, run.rank, run.world))
-    Xt = Xb.clone().requires_grad_()
-    (Gb * tp_block(Xt, A_i, B_i)).sum().backward()
-    ok, detail = compare_all([("dA_i", A_i.grad, dAb[:, cols]), ("dB_i", B_i.grad, dBb[cols, :]), ("dX", Xt.grad, dXb)],
-                             ulps=16)
-    run.expect("bf16", title, ok and Xt.grad.dtype == torch.bfloat16, detail)
+    dX, dA_i, dB_i = tp_grads(Xb, *(t.to(dev) for t in shard(Ab, Bb, run.rank, run.world)), Gb)
+    cols = block(FF, run.rank, run.world)
+    ok, detail = compare_all([("dA_i", dA_i, dAb[:, cols]), ("dB_i", dB_i, dBb[cols, :]), ("dX", dX, dXb)], ulps=16)
+    run.expect("bf16", title, ok and dX.dtype == torch.bfloat16, detail)
 
 
 def two_blocks(X, params, group=None):

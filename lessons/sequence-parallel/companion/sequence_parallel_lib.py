@@ -7,13 +7,14 @@ one, exactly as the lesson's sp_mlp_block.
 
 import torch
 import torch.distributed as dist
-import torch.nn.functional as F
 
 from companionkit import Companion, compare, measure
-from companionkit.comparing import compare_all
-from companionkit.models import MLP
-from companionkit.shards import cols, drawn, rows
-from companionkit.tp import ReduceScatterToSP, all_gather, expect_count, reduce_from_tp, reduce_scatter
+from companionkit.comparing import compare_all, expect_in
+from companionkit.formulas import mlp, with_grads
+from companionkit.mlp import gelu, shard, tp_mlp
+from companionkit.models import MLP, tensor_parallel
+from companionkit.shards import cols, drawn, rows, seeded
+from companionkit.tp import ReduceScatterToSP, all_gather, all_reduce_sum, expect_count, reduce_scatter
 
 GIB = 2**30
 # GPT-3 size (Korthikanti et al., 2022) and the lesson's GiB per layer per GPU, three decimals.
@@ -60,10 +61,6 @@ class GatherLinear(torch.autograd.Function):
         return reduce_scatter(grad @ A_i.T, ctx.group), Z.T @ grad, None
 
 
-def gelu(x):
-    return F.gelu(x, approximate="tanh")
-
-
 def sp_mlp_block(X_i, ln, A_i, B_i, group=None):
     """One SP MLP block on this rank: LayerNorm on its rows, all-gather, GeLU(Z A_i) B_i,
     reduce-scatter, its residual rows."""
@@ -74,8 +71,8 @@ def sp_mlp_block(X_i, ln, A_i, B_i, group=None):
 
 def tp_mlp_block(X, ln, A_i, B_i, group=None):
     """The same block with tensor parallelism only: every rank holds all T rows; one
-    all-reduce (g) of the partial outputs."""
-    return X + reduce_from_tp(gelu(ln(X) @ A_i) @ B_i, group)
+    all-reduce (g) of the partial outputs (tp-mlp's block, companionkit.mlp)."""
+    return X + tp_mlp(ln(X), A_i, B_i, group=group)
 
 
 def all_reduce_norm_grads(ln, group=None):
@@ -120,16 +117,9 @@ def layer_norm(gamma, beta):
 
 def one_device(X, A, B, gamma, beta, dY):
     """The unsplit block and its gradients: output, dX, dA, dB, dγ, dβ."""
-    X = X.clone().requires_grad_()
-    A, B = A.clone().requires_grad_(), B.clone().requires_grad_()
     ln = layer_norm(gamma, beta)
-    Y = X + gelu(ln(X) @ A) @ B
-    Y.backward(dY)
-    return Y.detach(), X.grad, A.grad, B.grad, ln.weight.grad, ln.bias.grad
-
-
-def gathered(t):
-    return all_gather(t.detach().contiguous())
+    Y, grads = with_grads(lambda X, A, B: X + mlp(ln(X), A, B), (X, A, B), dY)
+    return (Y, *grads, ln.weight.grad, ln.bias.grad)
 
 
 # ---- the checks --------------------------------------------------------------------------------
@@ -151,15 +141,12 @@ def numbers(run):
 @companion.section("collectives", "A reduce-scatter then an all-gather = an all-reduce, and the course's ring")
 def collectives(run):
     T, D = run.options["tokens"], run.options["width"]
-    g = torch.Generator().manual_seed(SEED + run.rank)
-    partial = torch.randn(T, D, generator=g, dtype=torch.float64).to(run.device)
+    partial = seeded(T, D, seed=SEED + run.rank).to(run.device)  # each rank's own
     (chunk, full), traffic = measure.collectives(lambda: (lambda c: (c, all_gather(c)))(reduce_scatter(partial)))
-    summed = partial.clone()
-    dist.all_reduce(summed)
-    ok, detail = compare(full, summed)
-    run.expect("equal", "all-gather(reduce-scatter(partials)) equals all-reduce(partials)", ok, detail)
-    ok, detail = compare(chunk, rows(summed, run.rank, run.world))
-    run.expect("chunk", "after the reduce-scatter rank i holds rows i·T/N … of the sum", ok, detail)
+    summed = all_reduce_sum(partial.clone())
+    run.expect("equal", "all-gather(reduce-scatter(partials)) equals all-reduce(partials)", *compare(full, summed))
+    run.expect("chunk", "after the reduce-scatter rank i holds rows i·T/N … of the sum",
+               *compare(chunk, rows(summed, run.rank, run.world)))
     expect_count(run, "counts", "CommDebugMode counts one reduce_scatter and one all_gather", traffic,
                  {"reduce_scatter": 1, "all_gather": 1})
     # What gloo or NCCL send for these two is not visible from Python. The course's own ring, written
@@ -178,17 +165,15 @@ def layernorm(run):
     ln = layer_norm(gamma, beta)
     Z_i = ln(rows(X, run.rank, run.world))
     Z_i.backward(rows(dY, run.rank, run.world))
-    ok, detail = compare(gathered(Z_i), Z.detach())
-    run.expect("forward", "the all-gathered per-rank LayerNorms equal LayerNorm of the whole sequence", ok, detail)
+    run.expect("forward", "the all-gathered per-rank LayerNorms equal LayerNorm of the whole sequence",
+               *compare(all_gather(Z_i.detach()), Z.detach()))
     manual = (X - X.mean(-1, keepdim=True)) / torch.sqrt(X.var(-1, unbiased=False, keepdim=True) + EPS) * gamma + beta
-    ok, detail = compare(Z.detach(), manual)
-    run.expect("formula", "torch's LayerNorm is the lesson's: population variance, eps inside the root", ok, detail)
+    run.expect("formula", "torch's LayerNorm is the lesson's: population variance, eps inside the root",
+               *compare(Z.detach(), manual))
     partial_ok = compare(ln.weight.grad, full.weight.grad)[0] if run.world > 1 else False
     all_reduce_norm_grads(ln)
-    ok_w, detail_w = compare(ln.weight.grad, full.weight.grad)
-    ok_b, detail_b = compare(ln.bias.grad, full.bias.grad)
-    run.expect("grads", "γ and β gradients, all-reduced over the TP group, equal one device's", ok_w and ok_b,
-               f"γ: {detail_w}; β: {detail_b}")
+    run.expect("grads", "γ and β gradients, all-reduced over the TP group, equal one device's",
+               *compare_all([("γ", ln.weight.grad, full.weight.grad), ("β", ln.bias.grad, full.bias.grad)]))
     run.info(f"before the all-reduce this rank's γ gradient {'already matched (N = 1)' if partial_ok else 'was only its tokens share'}")
 
 
@@ -198,12 +183,11 @@ def block(run):
     Y, dX, dA, dB, dgamma, dbeta = one_device(X, A, B, gamma, beta, dY)
     r, n = run.rank, run.world
     X_i = rows(X, r, n).clone().requires_grad_()
-    A_i, B_i = cols(A, r, n).clone().requires_grad_(), rows(B, r, n).clone().requires_grad_()
+    A_i, B_i = (t.requires_grad_() for t in shard(A, B, r, n))
     ln = layer_norm(gamma, beta)
     out, fwd = measure.collectives(lambda: sp_mlp_block(X_i, ln, A_i, B_i))
     _, bwd = measure.collectives(lambda: (out.backward(rows(dY, r, n)), all_reduce_norm_grads(ln)))
-    ok, detail = compare(out.detach(), rows(Y, r, n))
-    run.expect("forward", "rank i's output is chunk i of X + GeLU(LN(X)A)B", ok, detail)
+    run.expect("forward", "rank i's output is chunk i of X + GeLU(LN(X)A)B", *compare(out.detach(), rows(Y, r, n)))
     run.expect("backward", "dX_i, dA_i, dB_i and the all-reduced dγ, dβ equal one device's", *compare_all(
         [("dX", X_i.grad, rows(dX, r, n)), ("dA", A_i.grad, cols(dA, r, n)), ("dB", B_i.grad, rows(dB, r, n)),
          ("dγ", ln.weight.grad, dgamma), ("dβ", ln.bias.grad, dbeta)]))
@@ -213,21 +197,19 @@ def block(run):
 
     # bf16: the SP block on bf16 shards against the fp64 one-device block of the same rounded
     # inputs, allowed 16 bf16 roundings of the output's magnitude (LayerNorm, two GEMMs, GeLU, the sums).
-    title = "bf16: rank i's output within 16 bf16 eps · max|Y| of the fp64 one-device block on the same inputs"
-    if not run.has_bf16("bf16", title):
-        return
-    bf = [t.to(torch.bfloat16) for t in (X, A, B, gamma, beta)]
-    want = one_device(*(t.double() for t in bf), torch.zeros_like(X))[0]
-    got = sp_mlp_block(rows(bf[0], r, n), layer_norm(bf[3], bf[4]), cols(bf[1], r, n).clone(), rows(bf[2], r, n).clone())
-    ok, detail = compare(got, rows(want, r, n), ulps=16)
-    run.expect("bf16", title, ok and got.dtype == torch.bfloat16, f"{got.dtype}; {detail}")
+    def rounded(dtype):
+        Xb, Ab, Bb, gb, bb = (t.to(dtype) for t in (X, A, B, gamma, beta))
+        want = one_device(*(t.double() for t in (Xb, Ab, Bb, gb, bb)), torch.zeros_like(X))[0]
+        return sp_mlp_block(rows(Xb, r, n), layer_norm(gb, bb), *shard(Ab, Bb, r, n)), rows(want, r, n)
+
+    expect_in(run, "bf16", "bf16: rank i's output within 16 bf16 eps · max|Y| of the fp64 one-device block on the same inputs",
+              torch.bfloat16, rounded, 16)
 
 
 @companion.section("pytorch", "PyTorch's plan: SequenceParallel + ColwiseParallel(Shard(1)) + RowwiseParallel(Shard(1))")
 def pytorch(run):
     from torch.distributed.tensor import Shard
-    from torch.distributed.tensor.parallel import (ColwiseParallel, RowwiseParallel, SequenceParallel,
-                                                   parallelize_module)
+    from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, SequenceParallel
 
     X, A, B, gamma, beta, dY = draw(run)
     Y, dX, dA, dB, dgamma, dbeta = one_device(X, A, B, gamma, beta, dY)
@@ -242,7 +224,7 @@ def pytorch(run):
         def forward(self, x):
             return x + self.mlp(self.norm(x))
 
-    model = parallelize_module(Block().to(run.device), run.mesh(), {
+    model = tensor_parallel(Block(), run.device, run.world, {
         "norm": SequenceParallel(),
         "mlp.up": ColwiseParallel(input_layouts=Shard(1)),
         "mlp.down": RowwiseParallel(output_layouts=Shard(1)),
@@ -251,8 +233,8 @@ def pytorch(run):
     # RowwiseParallel hands back the local rows, so the residual adds local rows to local rows.
     x_i = rows(X, run.rank, run.world).unsqueeze(0).clone().requires_grad_()
     out, traffic = measure.collectives(lambda: model(x_i))
-    ok, detail = compare(out.squeeze(0), rows(Y, run.rank, run.world))
-    run.expect("forward", "PyTorch's SP plan gives rank i chunk i of the one-device block", ok, detail)
+    run.expect("forward", "PyTorch's SP plan gives rank i chunk i of the one-device block",
+               *compare(out.squeeze(0), rows(Y, run.rank, run.world)))
     expect_count(run, "counts", f"forward: CommDebugMode counts {BLOCK_FORWARD}, as the lesson says", traffic,
                  BLOCK_FORWARD)
     out.backward(rows(dY, run.rank, run.world).unsqueeze(0))
@@ -280,7 +262,7 @@ def memory(run):
     X, A, B, gamma, beta, _ = draw(run, tokens=tokens)
     r, n = run.rank, run.world
     T, D, Fh = X.shape[0], X.shape[1], A.shape[1]
-    A_i, B_i = cols(A, r, n).clone().requires_grad_(), rows(B, r, n).clone().requires_grad_()
+    A_i, B_i = (t.requires_grad_() for t in shard(A, B, r, n))
     ln_tp, ln_sp = layer_norm(gamma, beta), layer_norm(gamma, beta)
     X_full = X.clone().requires_grad_()
     X_i = rows(X, r, n).clone().requires_grad_()

@@ -4,16 +4,18 @@ heads per rank), the output projection row-parallel, one all-reduce per pass.
 Conventions as in the lesson: X is (T, D) tokens, Wq, Wk, Wv, Wo are (D, D),
 out = concat_h(softmax(Q_h K_hᵀ/√d_head) V_h) Wo, causal.
 Rank i holds heads i·H/N … (i+1)·H/N − 1: columns block i of Wq, Wk, Wv and rows block i of Wo.
+The block itself (shard, heads, partial_attention, tp_attention) is companionkit.attention, which
+tp-cost runs inside its layer.
 """
 import torch
-import torch.nn.functional as F
 
-from companionkit import Companion, compare, measure
-from companionkit.comparing import compare_all, max_diff, printed
-from companionkit.formulas import attention
+from companionkit import Companion, compare, examples, measure
+from companionkit.attention import partial_attention, shard, tp_attention
+from companionkit.comparing import compare_all, expect_in, max_diff, printed
+from companionkit.formulas import attention, with_grads
 from companionkit.models import Attention, tensor_parallel, with_weights
 from companionkit.shards import block, drawn, seeded
-from companionkit.tp import CopyToTP, ReduceFromTP, expect_count
+from companionkit.tp import expect_count, tp_region  # noqa: F401 (the notebook prints the region)
 
 # The lesson's worked example: T = 3, D = 4, 2 heads, Wq = Wk = Wv = I, on 2 GPUs.
 EXAMPLE_X = [[1.0, 0.0, 0.0, 2.0], [0.0, 2.0, 1.0, 0.0], [1.0, 1.0, 1.0, 1.0]]
@@ -38,37 +40,6 @@ companion = Companion(__name__, lesson="tp-attention", options={"tokens": 8, "wi
 
 # ---- the subject -------------------------------------------------------------------------------
 
-def shard(W, n_heads, rank, world):
-    """Rank's heads, n_heads/N contiguous ones: their columns of Wq, Wk, Wv and the same rows of
-    Wo, copied so that each holds only 1/N of the storage (a slice is a view that keeps the whole
-    matrix alive)."""
-    Wq, Wk, Wv, Wo = W
-    width = Wq.shape[1] // world  # n_heads/N whole heads of d_head columns
-    cols = slice(rank * width, (rank + 1) * width)
-    return tuple(m[:, cols].clone() for m in (Wq, Wk, Wv)) + (Wo[cols, :].clone(),)
-
-
-def heads(X, Wq, Wk, Wv, d_head, causal=True):
-    """The concatenated outputs of the heads whose columns are Wq, Wk, Wv (width / d_head of
-    them), each softmax(Q_h K_hᵀ / √d_head) V_h."""
-    T = X.shape[0]
-    q, k, v = ((X @ W).view(T, -1, d_head).transpose(0, 1) for W in (Wq, Wk, Wv))
-    out = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
-    return out.transpose(0, 1).reshape(T, -1)
-
-
-def partial_attention(X, shard_i, d_head):
-    """What one rank computes from its shard alone: its heads times its rows of Wo."""
-    Wq, Wk, Wv, Wo = shard_i
-    return heads(X, Wq, Wk, Wv, d_head) @ Wo
-
-
-def tp_attention(X, shard_i, d_head, group=None):
-    """The Megatron-LM attention block on one rank: f, the local heads, g."""
-    x = CopyToTP.apply(X, group)
-    return ReduceFromTP.apply(partial_attention(x, shard_i, d_head), group)
-
-
 def dtensor_attention(device, world, W, d_head):
     """The block as torch modules (companionkit.models.Attention, tp-transformer's) sharded by
     PyTorch's tensor-parallel API, the plan of its TP tutorial."""
@@ -92,41 +63,29 @@ def sizes(run):
     return T, D, H, D // H
 
 
-def divides(run, H, checks):
-    """Heads must divide evenly over the ranks (picotron asserts it); otherwise each check is a SKIP."""
-    if H % run.world:
-        run.skip_all(checks, f"{H} heads do not divide over {run.world} ranks")
-        return False
-    return True
-
-
 # ---- the checks --------------------------------------------------------------------------------
 
 @companion.section("example", "The worked example on 2 ranks: T = 3, D = 4, 2 heads")
 def example(run):
-    group = run.example_group((("partials", "each rank's partial output is the lesson's Y_i"),
-                               ("Y", "the all-reduce of the partials is the lesson's Y")))
+    titles = {"partials": "each rank's partial output is the lesson's Y_i",
+              "Y": "the all-reduce of the partials is the lesson's Y"}
+    group = run.example_group(titles.items())
     if group is None:
         return
-    dev, rank = run.device, run.rank
-    X = torch.tensor(EXAMPLE_X, dtype=torch.float64, device=dev)
-    I = torch.eye(4, dtype=torch.float64, device=dev)
-    W = (I, I.clone(), I.clone(), torch.tensor(EXAMPLE_WO, dtype=torch.float64, device=dev))
-    mine = shard(W, EXAMPLE_HEADS, rank, 2)
-    partial = partial_attention(X, mine, 4 // EXAMPLE_HEADS)
-    run.expect("partials", "each rank's partial output is the lesson's Y_i", printed(partial, EXAMPLE_PARTIALS[rank]),
-               f"rank {rank}: max |Y_{rank} - lesson| = {max_diff(partial, EXAMPLE_PARTIALS[rank]):.1e} "
-               "(the lesson rounds to 3 decimals)")
+    X, Wo = (torch.tensor(v, dtype=torch.float64, device=run.device) for v in (EXAMPLE_X, EXAMPLE_WO))
+    I = torch.eye(4, dtype=torch.float64, device=run.device)
+    mine = shard((I, I, I, Wo), EXAMPLE_HEADS, run.rank, 2)
+    examples.expect_per_gpu(run, "partials", titles["partials"], partial_attention(X, mine, 4 // EXAMPLE_HEADS),
+                            EXAMPLE_PARTIALS, group)
     Y = tp_attention(X, mine, 4 // EXAMPLE_HEADS, group)
-    run.expect("Y", "the all-reduce of the partials is the lesson's Y", printed(Y, EXAMPLE_Y),
-               f"max |Y - lesson| = {max_diff(Y, EXAMPLE_Y):.1e}; first row {Y[0].tolist()}")
+    run.expect("Y", titles["Y"], printed(Y, EXAMPLE_Y), f"max |Y - lesson| = {max_diff(Y, EXAMPLE_Y):.1e}; first row {Y[0].tolist()}")
 
 
 @companion.section("forward", "Forward: heads split over the ranks, one all-reduce, against one device")
 def forward(run):
     T, D, H, d = sizes(run)
     title = "the TP output equals the unsplit attention (fp64)"
-    if not divides(run, H, [("output", title)]):
+    if not run.divides(H, "heads", [("output", title)]):
         return
     W = tuple(m.to(run.device) for m in full_weights(D))
     X = seeded(T, D, seed=SEED + 1).to(run.device)
@@ -134,30 +93,27 @@ def forward(run):
     run.expect("output", title, *compare(Y, attention(X, *W, H)))
     # fp32 and bf16: the TP output on rounded inputs against the fp64 reference of the same inputs,
     # allowed 64 eps (fp32) or 16 eps (bf16: its roundings of the scores, softmax and products) of max|Y|.
+    def rounded(dtype):
+        W_low, X_low = [m.to(dtype) for m in W], X.to(dtype)
+        return (tp_attention(X_low, shard(W_low, H, run.rank, run.world), d),
+                attention(X_low.double(), *(m.double() for m in W_low), H))
+
     for dtype, key, ulps in ((torch.float32, "fp32", 64), (torch.bfloat16, "bf16", 16)):
-        low_title = f"{key}: the TP output within {ulps} {key} eps · max|Y| of fp64 attention on the same inputs"
-        if dtype == torch.bfloat16 and not run.has_bf16(key, low_title):
-            continue
-        W_low, X_low = tuple(m.to(dtype) for m in W), X.to(dtype)
-        got = tp_attention(X_low, shard(W_low, H, run.rank, run.world), d)
-        ok, detail = compare(got, attention(X_low.double(), *(m.double() for m in W_low), H), ulps=ulps)
-        run.expect(key, low_title, ok and got.dtype == dtype, f"{got.dtype}; {detail}")
+        expect_in(run, key, f"{key}: the TP output within {ulps} {key} eps · max|Y| of fp64 attention on the same inputs",
+                  dtype, rounded, ulps)
 
 
 def full_grads(run, W, X, H, dY):
     """The unsplit attention's dL/dW (rank's blocks: columns of Wq, Wk, Wv, rows of Wo) and dL/dX."""
-    full = tuple(m.clone().requires_grad_() for m in W)
-    Xf = X.clone().requires_grad_()
-    Y = attention(Xf, *full, H)
-    Y.backward(dY)
+    Y, (dX, dWq, dWk, dWv, dWo) = with_grads(lambda X, *W: attention(X, *W, H), (X, *W), dY)
     cols = block(X.shape[1], run.rank, run.world)
-    return Y.detach(), [full[0].grad[:, cols], full[1].grad[:, cols], full[2].grad[:, cols], full[3].grad[cols, :]], Xf.grad
+    return Y, [dWq[:, cols], dWk[:, cols], dWv[:, cols], dWo[cols, :]], dX
 
 
 @companion.section("backward", "Backward: every rank's weight gradients are its block of the full ones")
 def backward(run):
     T, D, H, d = sizes(run)
-    if not divides(run, H, [("grads", "dWq_i, dWk_i, dWv_i, dWo_i are rank i's blocks of the full gradients")]):
+    if not run.divides(H, "heads", [("grads", "dWq_i, dWk_i, dWv_i, dWo_i are rank i's blocks of the full gradients")]):
         return
     W = tuple(m.to(run.device) for m in full_weights(D))
     X, dY = seeded(T, D, seed=SEED + 1).to(run.device), seeded(T, D, seed=SEED + 2).to(run.device)
@@ -173,7 +129,7 @@ def backward(run):
 @companion.section("comm", "Collectives counted with CommDebugMode against the lesson's numbers")
 def comm(run):
     T, D, H, d = sizes(run)
-    if not divides(run, H, [("forward", "forward: one all-reduce (g), as the lesson counts"),
+    if not run.divides(H, "heads", [("forward", "forward: one all-reduce (g), as the lesson counts"),
                             ("backward", "backward: one all-reduce (f), as the lesson counts")]):
         return
     W = tuple(m.to(run.device) for m in full_weights(D))
@@ -193,7 +149,7 @@ def plan(run):
     titles = {"output": "parallelize_module's output and input gradient equal the unsplit ones",
               "grads": "its sharded weight gradients are the blocks of the full ones",
               "counts": "CommDebugMode: forward {all_reduce: 1}, backward {all_reduce: 3}"}
-    if not divides(run, H, titles.items()):
+    if not run.divides(H, "heads", titles.items()):
         return
     W = tuple(m.to(run.device) for m in full_weights(D))
     X = seeded(T, D, seed=SEED + 1).to(run.device)
@@ -215,10 +171,7 @@ def plan(run):
 def memory(run):
     T, D, H, d = sizes(run)
     title = "each rank stores 1/N of Wq, Wk, Wv, Wo"
-    if not divides(run, H, [("weights", title)]):
+    if not run.divides(H, "heads", [("weights", title)]):
         return
     W = full_weights(D)
-    full_bytes = measure.storage_bytes(*W)
-    mine = measure.storage_bytes(*shard(W, H, run.rank, run.world))
-    run.expect("weights", title, mine * run.world == full_bytes,
-               f"rank {run.rank}: {mine} bytes of {full_bytes} ({mine / full_bytes:.3f} = 1/{run.world})")
+    measure.expect_share(run, "weights", title, lambda: shard(W, H, run.rank, run.world), measure.storage_bytes(*W))

@@ -23,9 +23,11 @@ import statistics
 import torch
 
 from companionkit import Companion, compare, measure
-from companionkit.formulas import attention as attention_formula, mlp
+from companionkit.attention import shard as attention_shard, tp_attention
+from companionkit.formulas import attention, mlp, with_grads
+from companionkit.mlp import shard as mlp_shard, tp_mlp
 from companionkit.shards import drawn, seeded
-from companionkit.tp import CopyToTP, ReduceFromTP, all_reduce_sum
+from companionkit.tp import all_reduce_sum
 
 GB = 1e9
 SEED = 0
@@ -89,44 +91,32 @@ def model_functions(path):
     return module.tp_layer_seconds
 
 
-def attention(x, Wqkv, Wo, heads, b, s):
-    """Causal self-attention over `heads` heads of x (b·s, width): the heads' Q, K, V side by
-    side in Wqkv's columns, the output projection Wo."""
-    return attention_formula(x.reshape(b, s, -1), *Wqkv.chunk(3, dim=1), Wo, heads).reshape(b * s, -1)
-
-
-def tp_layer(x, shard, heads, b, s):
-    """One rank's share of a tensor-parallel layer: f, its heads, g; f, its MLP columns, g."""
-    Wqkv, Wo, A, B = shard
-    x = x + ReduceFromTP.apply(attention(CopyToTP.apply(x), Wqkv, Wo, heads, b, s))
-    return x + ReduceFromTP.apply(mlp(CopyToTP.apply(x), A, B))
+def tp_layer(x, shard, d_head):
+    """One rank's share of a tensor-parallel layer over x (b, s, h): f, its heads, g (tp-attention's
+    block); f, its block of the MLP's columns, g (tp-mlp's)."""
+    x = x + tp_attention(x, shard[:4], d_head)
+    return x + tp_mlp(x, *shard[4:])
 
 
 def shard_weights(weights, heads, rank, world):
-    """Rank's heads (their Q, K, V columns and Wo rows) and its block of A's columns and B's rows."""
-    Wqkv, Wo, A, B = weights
-    h = Wo.shape[0]
-    hd = h // world
-    cols = torch.cat([torch.arange(j * h + rank * hd, j * h + (rank + 1) * hd) for j in range(3)])
-    f = A.shape[1] // world
-    return (Wqkv[:, cols].contiguous(), Wo[rank * hd:(rank + 1) * hd].contiguous(),
-            A[:, rank * f:(rank + 1) * f].contiguous(), B[rank * f:(rank + 1) * f].contiguous())
+    """Rank's heads (their Wq, Wk, Wv columns and Wo rows) and its block of A's columns and B's rows."""
+    return (*attention_shard(weights[:4], heads, rank, world), *mlp_shard(*weights[4:], rank, world))
 
 
 # ---- what to expect: the unsplit layer, plain torch on one device ------------------------------
 
-def full_layer(x, weights, heads, b, s):
-    Wqkv, Wo, A, B = weights
-    x = x + attention(x, Wqkv, Wo, heads, b, s)
-    return x + mlp(x, A, B)
+def full_layer(x, weights, heads):
+    x = x + attention(x, *weights[:4], heads)
+    return x + mlp(x, *weights[4:])
 
 
 def layer_weights(h, dtype, seed=SEED):
-    return drawn(seed, (h, 3 * h), (h, h), (h, 4 * h), (4 * h, h), fan_in=True, dtype=dtype)
+    """Wq, Wk, Wv, Wo (h, h), A (h, 4h) and B (4h, h)."""
+    return drawn(seed, *[(h, h)] * 4, (h, 4 * h), (4 * h, h), fan_in=True, dtype=dtype)
 
 
 def layer_input(b, s, h, dtype, seed=SEED + 1):
-    return seeded(b * s, h, seed=seed, dtype=dtype)
+    return seeded(b, s, h, seed=seed, dtype=dtype)
 
 
 # ---- the checks --------------------------------------------------------------------------------
@@ -209,14 +199,10 @@ def layer(run):
     weights = layer_weights(h, torch.float64)
     shard = [w.to(dev).requires_grad_() for w in shard_weights(weights, heads, run.rank, n)]
     X = layer_input(b, s, h, torch.float64).to(dev).requires_grad_()
-    Y, fwd, bwd = measure.passes(lambda: tp_layer(X, shard, heads // n, b, s))
-    Xf = layer_input(b, s, h, torch.float64).requires_grad_()
-    Yf = full_layer(Xf, weights, heads, b, s)
-    Yf.sum().backward()
-    ok, detail = compare(Y.detach().cpu(), Yf.detach())
-    run.expect("forward", "the layer split over N ranks gives the unsplit layer's output", ok, detail)
-    ok, detail = compare(X.grad.cpu(), Xf.grad)
-    run.expect("backward", "and the unsplit layer's dL/dX on every rank", ok, detail)
+    Y, fwd, bwd = measure.passes(lambda: tp_layer(X, shard, h // heads))
+    Yf, (dXf,) = with_grads(lambda x: full_layer(x, weights, heads), (layer_input(b, s, h, torch.float64),))
+    run.expect("forward", "the layer split over N ranks gives the unsplit layer's output", *compare(Y.detach().cpu(), Yf))
+    run.expect("backward", "and the unsplit layer's dL/dX on every rank", *compare(X.grad.cpu(), dXf))
     payload = b * s * h * X.element_size()
     sizes = [c.nbytes for c in fwd.calls + bwd.calls]
     run.expect("counts", "4 all-reduces per step (2 forward: g; 2 backward: f), each of b·s·h elements",
@@ -229,23 +215,24 @@ def layer(run):
     usable = beta > 0  # False for NaN too: a sweep too noisy to fit predicts nothing
     dtype = torch.float32
     flops = measure.matmul_flops(dev, dtype)
-    rows = []
-    for (lb, ls, lh, lheads) in run.options["layers"] or LAYERS[dev.type]:
-        w = layer_weights(lh, dtype)
-        x = layer_input(lb, ls, lh, dtype).to(dev).requires_grad_()
-        mine = [t.to(dev).requires_grad_() for t in shard_weights(w, lheads, run.rank, n)]
-        full = [t.to(dev).requires_grad_() for t in w]
-        row = measure.against_one_device(run, lambda: full_layer(x, full, lheads, lb, ls).sum().backward(),
-                                         lambda: tp_layer(x, mine, lheads // n, lb, ls).sum().backward())
-        predicted = model(lb, ls, lh, n, flops, beta, alpha, x.element_size()) * 1e3 if usable else float("nan")
-        predicted_one = model(lb, ls, lh, 1, flops, beta if usable else 1.0, alpha, x.element_size()) * 1e3
-        rows.append({"N": n, "b": lb, "s": ls, "h": lh, **row, "model_one_ms": predicted_one, "model_tp_ms": predicted})
-        run.data("layer", rows[-1])
     run.info(f"device FLOP/s measured with a {dtype} matmul: {flops / 1e9:.1f} GFLOP/s per rank; "
              f"alpha {alpha * 1e6:.2f} µs, beta {beta:.3f} GB/s from the sweep")
-    measure.report_timing(run, rows, ("N", "b", "s", "h"), at="h",
-                          columns={"model one device ms": lambda r: f"{r['model_one_ms']:.3f}",
-                                   "model TP ms": lambda r: f"{r['model_tp_ms']:.3f}"})
+
+    def cases():
+        for (lb, ls, lh, lheads) in run.options["layers"] or LAYERS[dev.type]:
+            w = layer_weights(lh, dtype)
+            x = layer_input(lb, ls, lh, dtype).to(dev).requires_grad_()
+            mine = [t.to(dev).requires_grad_() for t in shard_weights(w, lheads, run.rank, n)]
+            full = [t.to(dev).requires_grad_() for t in w]
+            predicted = model(lb, ls, lh, n, flops, beta, alpha, x.element_size()) * 1e3 if usable else float("nan")
+            predicted_one = model(lb, ls, lh, 1, flops, beta if usable else 1.0, alpha, x.element_size()) * 1e3
+            yield ({"N": n, "b": lb, "s": ls, "h": lh, "model_one_ms": predicted_one, "model_tp_ms": predicted},
+                   lambda: full_layer(x, full, lheads).sum().backward(),
+                   lambda: tp_layer(x, mine, lh // lheads).sum().backward())
+
+    measure.time_cases(run, "layer", cases(), ("N", "b", "s", "h"), at="h",
+                       columns={"model one device ms": lambda r: f"{r['model_one_ms']:.3f}",
+                                "model TP ms": lambda r: f"{r['model_tp_ms']:.3f}"})
     run.info("Measurements of this machine, not verdicts: the model leaves out overlap, small-GEMM efficiency "
              "and the work it does not split (softmax, GeLU, the residual), so expect it below the measured times.")
 

@@ -1,26 +1,25 @@
 """The tensor-parallel MLP Y = GeLU(XA)B checked with torch.distributed.
 
-Conventions: X is (T, D) tokens, A is (D, F), B is (F, D).
-Rank i holds A_i = A[:, block i] and B_i = B[block i, :], block i = i*F/N .. (i+1)*F/N - 1.
+Conventions: X is (T, D) tokens, A is (D, F), B is (F, D). Rank i holds A_i = A[:, block i] and
+B_i = B[block i, :], block i = i*F/N .. (i+1)*F/N - 1. The block itself (the lesson's GeLU, shard,
+partial_mlp, tp_mlp with f and g) is companionkit.mlp, which fg-backward runs backwards.
 """
 
 import torch
-import torch.nn.functional as F
 
 from companionkit import Companion, compare, examples, measure, plots
-from companionkit.formulas import gelu_tanh as gelu_formula, mlp as reference_mlp, mlp_grads as reference_grads
 from companionkit.comparing import fmt, ints, max_diff, printed
+from companionkit.formulas import gelu_tanh as gelu_formula, mlp as reference_mlp
+from companionkit.mlp import expect_grads, gelu, partial_mlp, shard, tp_grads, tp_mlp
 from companionkit.models import dtensor_mlp, expect_dtensor_mlp
 from companionkit.shards import block, mlp_weights, seeded
-from companionkit.tp import CopyToTP, ReduceFromTP, all_gather_list, all_reduce_sum, expect_counts
+from companionkit.tp import CopyToTP, ReduceFromTP, all_reduce_sum, expect_counts, tp_region  # noqa: F401 (the notebook prints f, g and the region)
 
 # The row-split counterexample: y = xW with W cut by rows between two GPUs.
 ROW_X = [1.0, 2.0, -1.0, 3.0]
 ROW_W = [[2.0, -1.0], [1.0, 2.0], [3.0, 0.0], [-2.0, 1.0]]
-ROW_PARTIALS = ([4.0, 3.0], [-9.0, 3.0])
-ROW_SUM = [-5.0, 6.0]
-ROW_RELU_AFTER = [0.0, 6.0]
-ROW_RELU_BEFORE = [4.0, 6.0]
+ROW_PARTIALS, ROW_SUM = ([4.0, 3.0], [-9.0, 3.0]), [-5.0, 6.0]
+ROW_RELU_AFTER, ROW_RELU_BEFORE = [0.0, 6.0], [4.0, 6.0]
 
 # Megatron-LM (Shoeybi et al. 2019, appendix D.2): strong-scaling speedup of the full model on GPUs.
 MEGATRON_SPEEDUP = {1: 1.0, 2: 1.64, 4: 2.34, 8: 2.98}
@@ -40,32 +39,6 @@ companion = Companion(__name__, lesson="tp-mlp", options={
     "warmup": 3, "repeats": 10})
 
 
-# ---- the subject -------------------------------------------------------------------------------
-
-def gelu(x):
-    """The lesson's GeLU: GPT-2's tanh approximation."""
-    return F.gelu(x, approximate="tanh")
-
-
-def shard(A, B, rank, world):
-    """Rank's own A_i (a column block) and B_i (a row block), copied so that they hold only 1/N of
-    the storage: a slice is a view that keeps the whole matrix alive."""
-    size = A.shape[1] // world
-    cols = slice(rank * size, (rank + 1) * size)
-    return A[:, cols].contiguous().clone(), B[cols, :].contiguous().clone()
-
-
-def partial_mlp(X, A_i, B_i):
-    """What one rank computes from its shard alone: Y_i = GeLU(X A_i) B_i."""
-    return gelu(X @ A_i) @ B_i
-
-
-def tp_mlp(X, A_i, B_i, with_f=True, group=None):
-    """The Megatron-LM MLP on one rank: f, then the local shard, then g."""
-    x = CopyToTP.apply(X, group) if with_f else X
-    return ReduceFromTP.apply(partial_mlp(x, A_i, B_i), group)
-
-
 def row_shard(x, W, rank, world):
     """The row-split of y = xW: rank's block of x's entries and of W's rows."""
     size = W.shape[0] // world
@@ -73,50 +46,38 @@ def row_shard(x, W, rank, world):
     return x[rows], W[rows]
 
 
-# ---- what to expect: plain torch on the full tensors -------------------------------------------
-
-def full_weights(d, f, dtype=torch.float64):
-    return mlp_weights(d, f, SEED, dtype)
-
-
 def inputs(t, d, dtype=torch.float64, seed=SEED + 1):
     return seeded(t, d, seed=seed, dtype=dtype)
 
-
-# ---- the checks --------------------------------------------------------------------------------
 
 @companion.section("single", "One device: the lesson's GeLU and the algebra of the split", local=True)
 def single(run):
     dev = run.device
     x = torch.linspace(-6, 6, 1201, dtype=torch.float64, device=dev)
-    ok, detail = compare(gelu(x), gelu_formula(x), rtol=0, atol=1e-12)
-    run.expect("gelu", "the model's GeLU is the lesson's tanh formula (fp64, x in [-6, 6])", ok, detail)
+    run.expect("gelu", "the model's GeLU is the lesson's tanh formula (fp64, x in [-6, 6])",
+               *compare(gelu(x), gelu_formula(x), rtol=0, atol=1e-12))
     one, two = (gelu_formula(torch.tensor(v, dtype=torch.float64)).item() for v in (1.0, 2.0))
     run.info(f"GeLU(1) = {one:.3f}, GeLU(2) = {two:.3f}, GeLU(1) + GeLU(1) = {2 * one:.3f}: GeLU is not additive, "
              "which is why the sum over ranks must come after it, not before")
 
-    A, B = full_weights(D, FF)
+    A, B = mlp_weights(D, FF, SEED)
     X = inputs(T, D).to(dev)
     truth = reference_mlp(X, A.to(dev), B.to(dev))
-    worst = []
-    for n in (1, 2, 4, 8):
-        Y_n = sum(partial_mlp(X, *(t.to(dev) for t in shard(A, B, i, n))) for i in range(n))
-        worst.append((n, max_diff(Y_n, truth)))
-    ok = all(d <= 1e-12 * max(1.0, truth.abs().max().item()) for _, d in worst)
+
+    def split_sum(X, A, B, n):  # one process adds the N partials in rank order, as an all-reduce would
+        return sum(partial_mlp(X, *(t.to(dev) for t in shard(A, B, i, n))) for i in range(n))
+
+    worst = [(n, max_diff(split_sum(X, A, B, n), truth)) for n in (1, 2, 4, 8)]
     run.expect("split-sum", "the sum of the N partials GeLU(X A_i) B_i equals GeLU(XA)B (fp64, N = 1, 2, 4, 8)",
-               ok, "max |diff| " + ", ".join(f"N={n}: {d:.1e}" for n, d in worst) + " (allowed 1e-12 · max|Y|)")
+               all(d <= 1e-12 * max(1.0, truth.abs().max().item()) for _, d in worst),
+               "max |diff| " + ", ".join(f"N={n}: {d:.1e}" for n, d in worst) + " (allowed 1e-12 · max|Y|)")
 
     if not run.has_bf16("bf16", "bf16 splits stay within a few eps of the fp64 result"):
         return
-    bf = torch.bfloat16
-    Ab, Bb, Xb = A.to(bf).to(dev), B.to(bf).to(dev), X.to(bf)
-    scale = truth.abs().max().item()
+    bf, scale = torch.bfloat16, truth.abs().max().item()
     tol = BF16_ULPS * torch.finfo(bf).eps * scale
-    rows = [(1, "unsplit", max_diff(gelu(Xb @ Ab) @ Bb, truth))]
-    for n in (2, 4, 8):
-        # One process adds the N bf16 partials in rank order, as a bf16 all-reduce would.
-        Y_n = sum(partial_mlp(Xb, *shard(Ab, Bb, i, n)) for i in range(n))
-        rows.append((n, "split, summed", max_diff(Y_n, truth)))
+    rows = [(n, "unsplit" if n == 1 else "split, summed", max_diff(split_sum(X.to(bf), A.to(bf), B.to(bf), n), truth))
+            for n in (1, 2, 4, 8)]
     run.data("bf16_errors", [{"N": n, "kind": k, "max_err": e} for n, k, e in rows])
     run.info(f"bf16 max |error| against fp64 (max |Y| = {scale:.3f}): "
              + ", ".join(f"N={n} {k} {e:.2e}" for n, k, e in rows))
@@ -133,9 +94,7 @@ def numbers(run):
         return
     X, A, B = examples.mlp(run.device)
     A_i, B_i = (t.to(run.device) for t in shard(A, B, run.rank, 2))
-    parts = all_gather_list(partial_mlp(X, A_i, B_i), group)
-    ok = all(printed(p, [e]) for p, e in zip(parts, examples.MLP_PARTIALS))
-    run.expect("partials", titles["partials"], ok, f"all_gather gave GPU0 {fmt(parts[0])}, GPU1 {fmt(parts[1])}")
+    examples.expect_per_gpu(run, "partials", titles["partials"], partial_mlp(X, A_i, B_i), examples.MLP_PARTIALS, group)
     Y = tp_mlp(X, A_i, B_i, group=group)
     run.expect("sum", titles["sum"], printed(Y, [examples.MLP_Y]), f"all_reduce gave {fmt(Y)} on this rank")
 
@@ -143,82 +102,64 @@ def numbers(run):
 @companion.section("forward", "Forward: one all-reduce of the Y_i gives the unsplit GeLU(XA)B")
 def forward(run):
     dev = run.device
-    A64, B64 = full_weights(D, FF)
+    A64, B64 = mlp_weights(D, FF, SEED)
     X64 = inputs(T, D)
     for dtype, key, tolerances in ((torch.float64, "fp64", {"rtol": 1e-12, "atol": 1e-12}),
                                    (torch.float32, "fp32", {})):
         A, B, X = A64.to(dtype), B64.to(dtype), X64.to(dtype).to(dev)
         expected = reference_mlp(X, A.to(dev), B.to(dev))
         got = tp_mlp(X, *(t.to(dev) for t in shard(A, B, run.rank, run.world)))
-        ok, detail = compare(got, expected, **tolerances)
         rule = "rtol = atol = 1e-12" if tolerances else "assert_close's fp32 tolerances"
-        run.expect(key, f"{key} TP output equals the unsplit one ({rule})", ok, detail)
+        run.expect(key, f"{key} TP output equals the unsplit one ({rule})", *compare(got, expected, **tolerances))
 
     # The column-parallel half: no sum crosses a rank, so each entry is the same dot product over D.
     # Bitwise equality would follow only if the BLAS picked the same kernel for both shapes.
     A, X = A64.float(), X64.float().to(dev)
     A_i, _ = shard(A, B64.float(), run.rank, run.world)
-    ok, detail = compare(gelu(X @ A_i.to(dev)), gelu_formula(X @ A.to(dev))[:, block(FF, run.rank, run.world)])
-    run.expect("column-half", "fp32 GeLU(X A_i) equals column block i of GeLU(XA)", ok, detail)
+    run.expect("column-half", "fp32 GeLU(X A_i) equals column block i of GeLU(XA)",
+               *compare(gelu(X @ A_i.to(dev)), gelu_formula(X @ A.to(dev))[:, block(FF, run.rank, run.world)]))
 
     if not run.has_bf16("bf16", "bf16 TP output within a few eps of unsplit bf16"):
         return
-    bf = torch.bfloat16
-    A, B, X = A64.to(bf), B64.to(bf), X64.to(bf).to(dev)
-    unsplit = gelu_formula(X.double() @ A.double().to(dev)).to(bf) @ B.to(dev)
+    A, B, X = A64.to(torch.bfloat16), B64.to(torch.bfloat16), X64.to(torch.bfloat16).to(dev)
+    unsplit = gelu_formula(X.double() @ A.double().to(dev)).to(torch.bfloat16) @ B.to(dev)
     got = tp_mlp(X, *(t.to(dev) for t in shard(A, B, run.rank, run.world)))
-    tol = BF16_ULPS * torch.finfo(bf).eps * unsplit.abs().max().item()
-    ok, detail = compare(got, unsplit, rtol=0, atol=tol)
-    run.expect("bf16", f"bf16 TP output within {BF16_ULPS} eps · max|Y| of unsplit bf16 (atol {tol:.3f})", ok, detail)
+    tol = BF16_ULPS * torch.finfo(torch.bfloat16).eps * unsplit.abs().max().item()
+    run.expect("bf16", f"bf16 TP output within {BF16_ULPS} eps · max|Y| of unsplit bf16 (atol {tol:.3f})",
+               *compare(got, unsplit, rtol=0, atol=tol))
 
 
 @companion.section("backward", "Backward with f and g: every rank gets the full dL/dX and its slices of dA, dB")
 def backward(run):
-    dev = run.device
-    A, B = full_weights(D, FF)
-    X, G = inputs(T, D).to(dev), inputs(T, D, seed=SEED + 2).to(dev)  # G: the gradient from the next layer
-    dX, dA, dB = reference_grads(X, A.to(dev), B.to(dev), G)
-    cols = block(FF, run.rank, run.world)
-
-    def tp_grads(with_f):
-        Xt = X.clone().requires_grad_()
-        A_i, B_i = (t.to(dev).requires_grad_() for t in shard(A, B, run.rank, run.world))
-        (tp_mlp(Xt, A_i, B_i, with_f=with_f) * G).sum().backward()
-        return Xt.grad, A_i.grad, B_i.grad
-
-    got_dX, got_dA, got_dB = tp_grads(with_f=True)
-    run.expect("dA", "dL/dA_i is column block i of the unsplit dL/dA", *compare(got_dA, dA[:, cols]))
-    run.expect("dB", "dL/dB_i is row block i of the unsplit dL/dB", *compare(got_dB, dB[cols, :]))
-    run.expect("dX", "dL/dX (after f's all-reduce) is the unsplit dL/dX on every rank", *compare(got_dX, dX))
-
+    A, B = mlp_weights(D, FF, SEED)
+    X, G = inputs(T, D).to(run.device), inputs(T, D, seed=SEED + 2).to(run.device)  # G: from the next layer
+    dX, dA, dB = expect_grads(run, A, B, X, G)
     # Without f the weight gradients stay right (the mistake is easy to miss), but dL/dX is only
     # this rank's share: summing the shares over ranks is exactly what f's backward does.
-    share, share_dA, share_dB = tp_grads(with_f=False)
-    summed = all_reduce_sum(share.clone())
+    cols = block(FF, run.rank, run.world)
+    share, share_dA, share_dB = tp_grads(X, *(t.to(run.device) for t in shard(A, B, run.rank, run.world)), G, with_f=False)
     weights_ok = compare(share_dA, dA[:, cols])[0] and compare(share_dB, dB[cols, :])[0]
-    local_differs = not compare(share, dX)[0]
-    sum_ok, sum_detail = compare(summed, dX)
+    sum_ok, sum_detail = compare(all_reduce_sum(share.clone()), dX)
     run.expect("without-f", "without f, dL/dX on a rank is only its share (the sum over ranks is the right one)",
-               weights_ok and local_differs and sum_ok,
+               weights_ok and not compare(share, dX)[0] and sum_ok,
                f"weights right: {weights_ok}; share differs from dL/dX by {max_diff(share, dX):.2e}; "
                f"sum over ranks: {sum_detail}")
 
 
 @companion.section("dtensor", "PyTorch's tensor-parallel API (ColwiseParallel, RowwiseParallel) agrees")
 def dtensor(run):
-    dev = run.device
-    A, B = full_weights(D, FF)
-    X, G = inputs(T, D).to(dev), inputs(T, D, seed=SEED + 2).to(dev)
+    A, B = mlp_weights(D, FF, SEED)
+    X, G = inputs(T, D).to(run.device), inputs(T, D, seed=SEED + 2).to(run.device)
     model, Y, _, _ = expect_dtensor_mlp(run, A, B, gelu, X, G)
     run.info(f"up.weight {model.up.weight.placements}, local {tuple(model.up.weight.to_local().shape)}; "
              f"down.weight {model.down.weight.placements}, local {tuple(model.down.weight.to_local().shape)}")
-    run.expect("output", "the DTensor model's output equals the unsplit Y", *compare(Y, reference_mlp(X, A.to(dev), B.to(dev))))
+    run.expect("output", "the DTensor model's output equals the unsplit Y",
+               *compare(Y, reference_mlp(X, A.to(run.device), B.to(run.device))))
 
 
 @companion.section("rowsplit", "The row-split counterexample: a nonlinearity must wait for the sum")
 def rowsplit(run):
-    dev = run.device
-    x, W = torch.tensor(ROW_X, dtype=torch.float64, device=dev), torch.tensor(ROW_W, dtype=torch.float64, device=dev)
+    x, W = (torch.tensor(v, dtype=torch.float64, device=run.device) for v in (ROW_X, ROW_W))
     titles = {"partials": "GPU0's and GPU1's partials are [4, 3] and [-9, 3]",
               "relu-after": "ReLU after the all-reduce gives [0, 6]",
               "relu-before": "ReLU before the all-reduce gives the wrong [4, 6]"}
@@ -226,50 +167,41 @@ def rowsplit(run):
     if group is not None:
         x_i, W_i = row_shard(x, W, run.rank, 2)
         partial = x_i @ W_i
-        parts = all_gather_list(partial, group)
+        examples.expect_per_gpu(run, "partials", titles["partials"], partial, ROW_PARTIALS, group, show=ints)
         total = all_reduce_sum(partial.clone(), group)
         relu_before = all_reduce_sum(torch.relu(partial), group)
-        run.expect("partials", titles["partials"], [p.tolist() for p in parts] == list(ROW_PARTIALS),
-                   f"all_gather gave {ints(parts[0])} and {ints(parts[1])}")
         run.expect("relu-after", titles["relu-after"], torch.relu(total).tolist() == ROW_RELU_AFTER,
                    f"got {ints(torch.relu(total))}")
         run.expect("relu-before", titles["relu-before"], relu_before.tolist() == ROW_RELU_BEFORE, f"got {ints(relu_before)}")
         run.info(f"GeLU too: after the sum {fmt(gelu(total))}, before it {fmt(all_reduce_sum(gelu(partial), group))}")
-    if len(ROW_X) % run.world:
-        run.skip("sum", "the all-reduce of the row blocks over all N ranks is xW = [-5, 6]",
-                 f"{len(ROW_X)} rows do not split over N = {run.world}")
+    title = "the all-reduce of the row blocks over all N ranks is xW = [-5, 6]"
+    if not run.divides(len(ROW_X), "rows", [("sum", title)]):
         return
     x_i, W_i = row_shard(x, W, run.rank, run.world)
     total = all_reduce_sum(x_i @ W_i)
-    run.expect("sum", "the all-reduce of the row blocks over all N ranks is xW = [-5, 6]",
-               total.tolist() == ROW_SUM == (x @ W).tolist(), f"N = {run.world}: got {ints(total)}")
+    run.expect("sum", title, total.tolist() == ROW_SUM == (x @ W).tolist(), f"N = {run.world}: got {ints(total)}")
 
 
 @companion.section("comm", "Communication: what one forward and backward sends")
 def comm(run):
     dev, n = run.device, run.world
-    A, B = full_weights(D, FF, dtype=torch.float32)
+    A, B = mlp_weights(D, FF, SEED, torch.float32)
     X = inputs(T, D, dtype=torch.float32).to(dev).requires_grad_()
     A_i, B_i = (t.to(dev).requires_grad_() for t in shard(A, B, run.rank, n))
     _, fwd, bwd = measure.passes(lambda: tp_mlp(X, A_i, B_i))
     expect_counts(run, "counts", "CommDebugMode: one all-reduce in the forward pass (g), one in the backward pass (f)",
                   fwd, bwd, {"all_reduce": 1}, {"all_reduce": 1})
-
-    payload = T * D * X.element_size()
-    sizes = [c.nbytes for c in fwd.calls + bwd.calls]
+    payload, sizes = T * D * X.element_size(), [c.nbytes for c in fwd.calls + bwd.calls]
     run.expect("payload", "each all-reduce carries T·D·4 bytes (the size of Y, then of dL/dX)",
                sizes == [payload, payload], f"the collectives received {sizes} B; T·D·4 = {T}·{D}·4 = {payload} B")
-
     # What gloo or NCCL put on the wire is not visible from Python: the course's own ring, written
     # with send/recv (measure.ring_all_reduce), counts its bytes, and must sum like the backend's.
     sent = measure.expect_ring(run, "ring", "the course's send/recv ring all-reduce sums like dist.all_reduce and "
                                "sends 2(N-1)/N · T·D·4 bytes per rank", partial_mlp(X.detach(), A_i.detach(), B_i.detach()))
     run.info(f"per training step (forward and backward) each rank sends {2 * sent} B, whatever the width F/N of its "
              f"shard: communication does not shrink with N the way compute does")
-
-    Xd = inputs(T, D).to(dev).requires_grad_()
-    model = dtensor_mlp(dev, n, *full_weights(D, FF), gelu)
-    _, dfwd, dbwd = measure.passes(lambda: model(Xd))
+    model = dtensor_mlp(dev, n, *mlp_weights(D, FF, SEED), gelu)
+    _, dfwd, dbwd = measure.passes(lambda: model(inputs(T, D).to(dev).requires_grad_()))
     expect_counts(run, "dtensor-counts", "CommDebugMode on the DTensor model: one all-reduce forward, one backward",
                   dfwd, dbwd, {"all_reduce": 1}, {"all_reduce": 1})
 
@@ -277,20 +209,10 @@ def comm(run):
 @companion.section("memory", "Memory per rank: 1/N of the weights, and the activations of its shard")
 def memory(run):
     dev, n = run.device, run.world
-    A, B = full_weights(D, FF, dtype=torch.float32)
+    A, B = mlp_weights(D, FF, SEED, torch.float32)
     size = A.element_size()
-    weights = 2 * D * (FF // n) * size
-    if dev.type == "cuda":
-        # The allocator rounds each block up to 512 bytes.
-        (A_i, B_i), held = measure.cuda_allocated(lambda: tuple(t.to(dev) for t in shard(A, B, run.rank, n)), dev)
-        how, slack = "torch.cuda.memory_allocated growth", 2 * 512
-    else:
-        A_i, B_i = shard(A, B, run.rank, n)
-        held, how, slack = measure.storage_bytes(A_i, B_i), "storage kept alive by A_i and B_i", 0
-    run.expect("weights", "weights per rank: 2·D·F/N·4 bytes, 1/N of the whole",
-               weights <= held <= weights + slack,
-               f"{how}: {held} B; 2·{D}·{FF}/{n}·4 = {weights} B (of {2 * D * FF * size} B)")
-
+    A_i, B_i = measure.expect_share(run, "weights", "weights per rank: 2·D·F/N·4 bytes, 1/N of the whole",
+                                    lambda: shard(A, B, run.rank, n), 2 * D * FF * size)
     X = inputs(T, D, dtype=torch.float32).to(dev)
     A_i, B_i = A_i.requires_grad_(), B_i.requires_grad_()
     _, saved = measure.saved_bytes(lambda: tp_mlp(X, A_i, B_i), exclude=(A_i, B_i))
@@ -300,10 +222,11 @@ def memory(run):
     run.info(f"one device would keep {2 * D * FF * size} B of weights and {(T * D + 2 * T * FF) * size} B of activations")
 
 
-def timed_step(X, A, B, step):
+def timed_step(step, X, weights):
     """One forward+backward of `step`, with fresh gradients."""
-    A.grad = B.grad = None
-    step(X, A, B).sum().backward()
+    for w in weights:
+        w.grad = None
+    step(X, *weights).sum().backward()
 
 
 @companion.section("timing", "Timing: forward+backward, N ranks against one device with the same threads (a measurement, no verdict)")
@@ -313,20 +236,19 @@ def timing(run):
     the thread and device setup, and leaves the judging to the reader."""
     dev, n = run.device, run.world
     default_sizes, default_tokens = TIMING_DEFAULTS[dev.type]
-    sizes, tokens = run.options["timing_sizes"] or default_sizes, run.options["timing_tokens"] or default_tokens
-    rows = []
-    for d in sizes:
-        A, B = full_weights(d, 4 * d, dtype=torch.float32)
-        X = inputs(tokens, d, dtype=torch.float32).to(dev)
-        # Copies: A.to("cpu") would be A itself, and a gradient on A would leak into the shards.
-        Af, Bf = A.to(dev, copy=True).requires_grad_(), B.to(dev, copy=True).requires_grad_()
-        A_i, B_i = (t.to(dev).requires_grad_() for t in shard(A, B, run.rank, n))
-        # The one-device baseline runs on rank 0 alone (the others wait) with one rank's threads.
-        row = measure.against_one_device(run, lambda: timed_step(X, Af, Bf, reference_mlp),
-                                         lambda: timed_step(X, A_i, B_i, tp_mlp))
-        rows.append({"N": n, "D": d, "F": 4 * d, "T": tokens, **row})
-        run.data("timing", rows[-1])
-    measure.report_timing(run, rows, ("N", "D", "F", "T"), at="D")
+    tokens = run.options["timing_tokens"] or default_tokens
+
+    def cases():  # the one-device baseline runs on rank 0 alone (the others wait) with one rank's threads
+        for d in run.options["timing_sizes"] or default_sizes:
+            A, B = mlp_weights(d, 4 * d, SEED, torch.float32)
+            X = inputs(tokens, d, dtype=torch.float32).to(dev)
+            # Copies: A.to("cpu") would be A itself, and a gradient on A would leak into the shards.
+            whole = [t.to(dev, copy=True).requires_grad_() for t in (A, B)]
+            mine = [t.to(dev).requires_grad_() for t in shard(A, B, run.rank, n)]
+            yield ({"N": n, "D": d, "F": 4 * d, "T": tokens}, lambda: timed_step(reference_mlp, X, whole),
+                   lambda: timed_step(tp_mlp, X, mine))
+
+    measure.time_cases(run, "timing", cases(), ("N", "D", "F", "T"), at="D")
 
 
 def plot_speedup(results):

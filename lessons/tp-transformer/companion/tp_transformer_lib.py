@@ -15,7 +15,7 @@ import torch
 import torch.nn.functional as F
 
 from companionkit import Companion, compare, measure
-from companionkit.models import Transformer
+from companionkit.models import Transformer, train
 from companionkit.tp import expect_count, expect_counts
 
 # Seed 003: the one-GPU losses of its 5 iterations; its TP run agreed to ~1e-6.
@@ -78,17 +78,9 @@ def step_loss(model, tokens, targets, lp=False):
     return loss
 
 
-def train(model, tokens, targets, steps, lr, lp=False):
-    """SGD: the loss of each step, before its update."""
-    losses = []
-    for _ in range(steps):
-        model.zero_grad(set_to_none=True)
-        loss = step_loss(model, tokens, targets, lp)
-        losses.append(float((loss.full_tensor() if hasattr(loss, "full_tensor") else loss).detach()))
-        with torch.no_grad():
-            for p in model.parameters():
-                p -= lr * p.grad
-    return losses
+def sgd(model, tokens, targets, steps, lr, lp=False):
+    """SGD on every parameter (companionkit.models.train): the loss of each step, before its update."""
+    return train(lambda: step_loss(model, tokens, targets, lp), list(model.parameters()), steps, lr)
 
 
 # ---- the checks -----------------------------------------------------------------------------
@@ -128,10 +120,10 @@ def training(run):
     o = run.options
     model, tokens, targets = problem(run)
     tp_model, sp_model = copy.deepcopy(model), copy.deepcopy(model)
-    one = train(model, tokens, targets, o["steps"], o["lr"])
+    one = sgd(model, tokens, targets, o["steps"], o["lr"])
     m = run.mesh()
-    tp = train(parallelize(tp_model, m, sp=False), tokens, targets, o["steps"], o["lr"])
-    sp = train(parallelize(sp_model, m, sp=True, loss_parallel=True), tokens, targets, o["steps"], o["lr"], lp=True)
+    tp = sgd(parallelize(tp_model, m, sp=False), tokens, targets, o["steps"], o["lr"])
+    sp = sgd(parallelize(sp_model, m, sp=True, loss_parallel=True), tokens, targets, o["steps"], o["lr"], lp=True)
     for name, got in (("tp", tp), ("sp", sp)):
         ok, detail = compare(torch.tensor(got), torch.tensor(one), rtol=1e-9, atol=1e-12)
         run.expect(name, f"{'TP' if name == 'tp' else 'TP + SP + loss_parallel'}: the loss equals one device's at every step",
@@ -257,10 +249,6 @@ def timing(run):
     one_model, tokens, targets = problem(run, dtype=torch.float32, width=o["timing_width"],
                                          tokens=o["timing_tokens"], batch=o["timing_batch"])
     tp_model = parallelize(copy.deepcopy(one_model), run.mesh(), sp=False)
-    # The slowest rank's spread is the TP step's (a step ends when its last rank does).
-    row = measure.against_one_device(run, lambda: step_loss(one_model, tokens, targets),
-                                     lambda: step_loss(tp_model, tokens, targets), baseline_threads=1)
-    run.info(f"training step, min / median / max of {o['repeats']} after {o['warmup']} warm-up: one GPU "
-             f"{measure.spread_text(row['one_device_ms'])} ms, TP on {run.world} GPUs {measure.spread_text(row['tp_ms'])} ms "
-             "(a measurement, no verdict)")
-    run.data("timing", {"N": run.world, **row})
+    sizes = {"N": run.world, "batch": tokens.shape[0], "tokens": tokens.shape[1], "width": o["timing_width"]}
+    measure.time_cases(run, "timing", [(sizes, lambda: step_loss(one_model, tokens, targets),
+                                        lambda: step_loss(tp_model, tokens, targets))], tuple(sizes), at="width")

@@ -11,8 +11,9 @@ import torch.distributed as dist
 import torch.nn.functional as F
 
 from companionkit import Companion, compare, measure
-from companionkit.comparing import fmt, printed
-from companionkit.models import tensor_parallel
+from companionkit.comparing import expect_in, fmt, printed
+from companionkit.formulas import with_grads
+from companionkit.models import backward, tensor_parallel, train
 from companionkit.shards import drawn
 from companionkit.tp import CopyToTP, ReduceFromTP, expect_count, expect_counts
 
@@ -49,11 +50,16 @@ def padded_vocab(V, tp, divisible_by=128):
     return -(-V // multiple) * multiple
 
 
+def owned_ids(ids, start, size):
+    """(which ids this rank owns, start .. start + size - 1; each as an index into its slice, 0 if not)."""
+    owned = (ids >= start) & (ids < start + size)
+    return owned, torch.where(owned, ids - start, torch.zeros_like(ids))
+
+
 def vp_embedding(ids, E_i, start, group=None):
     """VocabParallelEmbedding: mask the ids this rank does not own, look up id - start, zero the
     masked rows, all-reduce."""
-    owned = (ids >= start) & (ids < start + E_i.shape[0])
-    local = torch.where(owned, ids - start, torch.zeros_like(ids))
+    owned, local = owned_ids(ids, start, E_i.shape[0])
     rows = F.embedding(local, E_i) * owned.unsqueeze(-1)
     return ReduceFromTP.apply(rows, group)
 
@@ -70,8 +76,7 @@ class VocabParallelCrossEntropy(torch.autograd.Function):
         e = torch.exp(z_i - m.unsqueeze(-1))
         s = e.sum(dim=-1)
         dist.all_reduce(s, group=group)
-        owned = (targets >= start) & (targets < start + z_i.shape[-1])
-        local = torch.where(owned, targets - start, torch.zeros_like(targets))
+        owned, local = owned_ids(targets, start, z_i.shape[-1])
         z_target = torch.where(owned, z_i.gather(-1, local.unsqueeze(-1)).squeeze(-1), torch.zeros_like(m))
         dist.all_reduce(z_target, group=group)
         ctx.save_for_backward(e / s.unsqueeze(-1), owned, local)
@@ -88,6 +93,12 @@ class VocabParallelCrossEntropy(torch.autograd.Function):
 
 def vp_cross_entropy(z_i, targets, start, group=None):
     return VocabParallelCrossEntropy.apply(z_i, targets, start, group)
+
+
+def vp_loss(z, targets, rank, world, group=None):
+    """The vocab-parallel losses of the whole logits z, computed from this rank's slice only."""
+    start, end = vocab_range(z.shape[-1], rank, world)
+    return vp_cross_entropy(z[:, start:end].clone(), targets, start, group)
 
 
 def local_logits(H, W, rank, world):
@@ -142,8 +153,7 @@ def numbers(run):
     group = run.example_group([("example", title)])  # ranks >= 2 take no part in the 2-GPU example
     if group is not None:
         z = torch.tensor(EXAMPLE_Z, dtype=torch.float64, device=run.device)
-        start, end = vocab_range(8, run.rank, 2)
-        loss = vp_cross_entropy(z[:, start:end].clone(), torch.tensor(EXAMPLE_TARGETS, device=run.device), start, group)
+        loss = vp_loss(z, torch.tensor(EXAMPLE_TARGETS, device=run.device), run.rank, 2, group)
         run.expect("example", title, printed(loss, EXAMPLE_LOSS), f"got {fmt(loss)}, lesson {fmt(EXAMPLE_LOSS)}")
     zf = torch.tensor(EXAMPLE_Z, dtype=torch.float64)
     wrong = [zf[:, :4], zf[:, 4:]]
@@ -156,8 +166,7 @@ def numbers(run):
     # Megatron's test has TP = 4 GPUs, each with 0..7 tiled to (16, 32): every full row is 16
     # copies of 0..7, and so the same losses come out for any N dividing the 128 ids.
     full = torch.arange(8.0, dtype=torch.float64, device=run.device).repeat(16, 16)
-    start, end = vocab_range(128, run.rank, run.world)
-    loss = vp_cross_entropy(full[:, start:end].clone(), torch.arange(0, 32, 2, device=run.device), start)
+    loss = vp_loss(full, torch.arange(0, 32, 2, device=run.device), run.rank, run.world)
     ok = all(abs(a - b) <= 1e-4 for a, b in zip(loss.tolist(), MEGATRON_LOSSES * 4))
     run.expect("megatron", "Megatron-LM's unit test (its TP = 4 logits, over N ranks): 10.2309, 8.2309, 6.2309, 4.2309 repeating",
                ok, f"got {fmt(loss.tolist()[:4], 4)} ...")
@@ -176,15 +185,14 @@ def embedding(run):
     start, end = vocab_range(E.shape[0], run.rank, run.world)
     E_i = E[start:end].clone().requires_grad_()
     out, fwd = measure.collectives(lambda: vp_embedding(ids, E_i, start))
-    ok, detail = compare(out, F.embedding(ids, E), rtol=0, atol=1e-12)
-    run.expect("forward", "the sum of the masked lookups equals F.embedding on the full table (fp64)", ok, detail)
+    run.expect("forward", "the sum of the masked lookups equals F.embedding on the full table (fp64)",
+               *compare(out, F.embedding(ids, E), rtol=0, atol=1e-12))
     expect_count(run, "counts", "CommDebugMode: one all-reduce", fwd, {"all_reduce": 1})
     weights = torch.arange(1.0, out.numel() + 1, dtype=out.dtype, device=out.device).reshape(out.shape)
-    (out * weights).sum().backward()
-    Ef = E.clone().requires_grad_()
-    (F.embedding(ids, Ef) * weights).sum().backward()
-    ok, detail = compare(E_i.grad, Ef.grad[start:end], rtol=0, atol=1e-12)
-    run.expect("grad", "each rank's gradient is its rows of the full table's gradient", ok, detail)
+    out.backward(weights)
+    _, (dE,) = with_grads(lambda E: F.embedding(ids, E), (E,), weights)
+    run.expect("grad", "each rank's gradient is its rows of the full table's gradient",
+               *compare(E_i.grad, dE[start:end], rtol=0, atol=1e-12))
 
 
 @companion.section("loss", "Cross-entropy from three all-reduces equals F.cross_entropy; the gradient needs no communication")
@@ -195,13 +203,10 @@ def loss(run):
         start, end = vocab_range(z.shape[1], run.rank, run.world)
         z_i = z[:, start:end].clone().requires_grad_()
         losses, fwd, bwd = measure.passes(lambda: vp_cross_entropy(z_i, targets, start))
-        zf = z.clone().requires_grad_()
-        expected = F.cross_entropy(zf, targets, reduction="none")
-        ok, detail = compare(losses, expected)
-        run.expect(f"{name}", f"per-token losses equal F.cross_entropy(reduction='none') in {name}", ok, detail)
-        expected.sum().backward()
-        ok, detail = compare(z_i.grad, zf.grad[:, start:end])
-        run.expect(f"grad-{name}", f"each rank's gradient is its slice of softmax(z) − onehot(target) ({name})", ok, detail)
+        expected, (dz,) = with_grads(lambda z: F.cross_entropy(z, targets, reduction="none"), (z,))
+        run.expect(name, f"per-token losses equal F.cross_entropy(reduction='none') in {name}", *compare(losses, expected))
+        run.expect(f"grad-{name}", f"each rank's gradient is its slice of softmax(z) − onehot(target) ({name})",
+                   *compare(z_i.grad, dz[:, start:end]))
         if dtype == torch.float64:
             expect_counts(run, "counts", "CommDebugMode: 3 all-reduces forward, 0 backward",
                           fwd, bwd, {"all_reduce": 3}, {})
@@ -211,16 +216,14 @@ def loss(run):
                        f"{payload} B; T·8 = {z.shape[0] * 8} B, gathering the logits would be T·V·8 = {z.numel() * 8} B")
     # bf16: the vocab-parallel loss of bf16 logits against the fp64 loss of the same (rounded) logits,
     # allowed a few bf16 roundings of the loss's magnitude (the max, the exponentials' sum and its log).
-    z, targets, _, _ = draw(run, torch.bfloat16)
-    start, end = vocab_range(z.shape[1], run.rank, run.world)
-    title = "bf16 per-token losses within 8 bf16 eps · max|loss| of the fp64 loss of the same logits"
-    if run.has_bf16("bfloat16", title):
-        losses = vp_cross_entropy(z[:, start:end].clone(), targets, start)
-        ok, detail = compare(losses, F.cross_entropy(z.double(), targets, reduction="none"))
-        run.expect("bfloat16", title, ok and losses.dtype == torch.bfloat16, f"{losses.dtype}; {detail}")
+    def rounded(dtype):
+        z, targets, _, _ = draw(run, dtype)
+        return vp_loss(z, targets, run.rank, run.world), F.cross_entropy(z.double(), targets, reduction="none")
+
+    expect_in(run, "bfloat16", "bf16 per-token losses within 8 bf16 eps · max|loss| of the fp64 loss of the same logits",
+              torch.bfloat16, rounded, 8)
     z, targets, _, _ = draw(run, torch.float64, scale=1e3)
-    start, end = vocab_range(z.shape[1], run.rank, run.world)
-    losses = vp_cross_entropy(z[:, start:end].clone(), targets, start)
+    losses = vp_loss(z, targets, run.rank, run.world)
     ok, detail = compare(losses, F.cross_entropy(z, targets, reduction="none"), rtol=1e-12, atol=1e-9)
     run.expect("large", "logits of magnitude 1e3: finite and exact (the max is subtracted first)",
                ok and bool(torch.isfinite(losses).all()), detail)
@@ -228,15 +231,12 @@ def loss(run):
 
 @companion.section("dtensor", "PyTorch's loss_parallel() on Shard(-1) logits and RowwiseParallel on nn.Embedding agree")
 def dtensor(run):
-    mesh = run.mesh()
     z, targets, E, ids = draw(run)
-    zd, loss_d, fwd, bwd = dtensor_loss(z, targets, mesh)
-    zf = z.clone().requires_grad_()
-    expected = F.cross_entropy(zf, targets, reduction="sum")
-    expected.backward()
-    ok, detail = compare(loss_d.full_tensor(), expected, rtol=1e-12, atol=1e-12)
-    run.expect("loss", "F.cross_entropy under loss_parallel() equals the unsplit loss (fp64)", ok, detail)
-    ok, detail = compare(zd.grad.full_tensor(), zf.grad, rtol=1e-12, atol=1e-12)
+    zd, loss_d, fwd, bwd = dtensor_loss(z, targets, run.mesh())
+    expected, (dz,) = with_grads(lambda z: F.cross_entropy(z, targets, reduction="sum"), (z,))
+    run.expect("loss", "F.cross_entropy under loss_parallel() equals the unsplit loss (fp64)",
+               *compare(loss_d.full_tensor(), expected, rtol=1e-12, atol=1e-12))
+    ok, detail = compare(zd.grad.full_tensor(), dz, rtol=1e-12, atol=1e-12)
     placement = zd.grad.placements[0]
     sharded = placement.is_shard(zd.grad.ndim - 1)
     run.expect("grad", "its gradient stays sharded along the vocabulary (placement Shard(vocab dim)) and equals the unsplit one",
@@ -282,18 +282,9 @@ def drift(run):
         start, end = vocab_range(V, run.rank, run.world)
         H1, W1 = H0.clone().requires_grad_(), W0.clone().requires_grad_()
         H2, W2 = H0.clone().requires_grad_(), W0[start:end].clone().requires_grad_()
-        single, parallel = [], []
-        for _ in range(steps):
-            l1 = F.cross_entropy(H1 @ W1.T, y)
-            l2 = vp_cross_entropy(CopyToTP.apply(H2, None) @ W2.T, y, start).mean()
-            l1.backward()
-            l2.backward()
-            with torch.no_grad():
-                for p in (H1, W1, H2, W2):
-                    p -= lr * p.grad
-                    p.grad = None
-            single.append(l1.item())
-            parallel.append(l2.item())
+        single = train(lambda: backward(F.cross_entropy(H1 @ W1.T, y)), [H1, W1], steps, lr)
+        parallel = train(lambda: backward(vp_cross_entropy(CopyToTP.apply(H2, None) @ W2.T, y, start).mean()),
+                         [H2, W2], steps, lr)
         diffs = [abs(a - b) for a, b in zip(single, parallel)]
         rows.append({"dtype": name, "single": single, "parallel": parallel, "diff": diffs})
         run.expect(f"{name}", f"{name}: the losses agree to {first_tol:g} at step 1 and {last_tol:g} after {steps} steps",
