@@ -9,6 +9,7 @@ import pytest
 from lessonkit.checking import describe, expect_close, fail
 from lessonkit.checkmath import attention_heads as heads
 from lessonkit.checkmath import f64
+from lessonkit.fixtures import ref_fixture
 from lessonkit.i18n import _
 
 
@@ -29,12 +30,7 @@ def partials(X, shards, n_heads, causal=True):
     return np.stack([tp(X, [s], n_heads // len(shards), causal) for s in shards])
 
 
-@pytest.fixture
-def ref():
-    """This module's names: the correct functions and the usual wrong ones, to compute
-    expectations and hints. All live here, in checks/, which learner code cannot reach where it
-    runs apart from the grader (docs/threat-model.md), so a solution cannot borrow their answers."""
-    return SimpleNamespace(**globals())
+ref = ref_fixture(globals())
 
 
 def expect_output(c, expected, mistakes, hides_self=None):
