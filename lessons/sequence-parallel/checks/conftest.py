@@ -66,12 +66,6 @@ def example():
         shards=mlp_example().shards)
 
 
-@pytest.fixture
-def expect_chunks():
-    """Compare a returned list of per-GPU chunks with the expected list."""
-    return compare_chunks
-
-
 def compare_chunks(c, expected, *, rtol, atol, mistakes=()):
     """expect_close on the list of chunks, each part named by its GPU; one (T, D) array where
     the list belongs gets its own explanation first."""

@@ -68,11 +68,6 @@ def expect_output(c, expected, mistakes, hides_self=None):
 
 
 @pytest.fixture
-def expect():
-    return expect_output
-
-
-@pytest.fixture
 def example():
     """The lesson's worked example: T = 3 tokens, D = 4, 2 heads of width 2, N = 2 GPUs, with
     Wq = Wk = Wv = I (so Q = K = V = X) and a Wo that mixes the two heads' columns."""
@@ -97,8 +92,3 @@ def random_shards(rng, D, n):
     w = D // n
     return [tuple(random_weights(rng, D, 3, w)) + (rng.normal(0.0, 1.0 / np.sqrt(w), (w, D)),)
             for _ in range(n)]
-
-
-@pytest.fixture
-def draw():
-    return SimpleNamespace(weights=random_weights, shards=random_shards)
