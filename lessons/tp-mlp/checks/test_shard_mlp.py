@@ -1,10 +1,10 @@
 """Checks of shard_mlp(A, B, n): column blocks of A with the matching row blocks of B."""
 import numpy as np
-import pytest
 
 from lessonkit import sharding
 from lessonkit.checking import call, describe, expect_unchanged, fail
 from lessonkit.checkmath import multiple
+from lessonkit.fixtures import cases
 from lessonkit.i18n import _
 from lessonkit.sharding import columns_of, per_gpu, rows_of
 
@@ -74,8 +74,7 @@ def expect_blocks(c, A, B, n):
                    "its columns of A.", i=i, got=rows, want=want[i]) + hint + "\n" + c.inputs())
 
 
-@pytest.mark.parametrize("D,F,n", [(2, 4, 2), (3, 12, 4), (4, 16, 8)],
-                         ids=["D=2 F=4 n=2", "D=3 F=12 n=4", "D=4 F=16 n=8"])
+@cases("D,F,n", [(2, 4, 2), (3, 12, 4), (4, 16, 8)])
 def test_count_and_shapes(solution, D, F, n):
     """shard_mlp returns n pairs (A_i, B_i) of shapes (D, F/n) and (F/n, D)"""
     A, B = labelled(D, F)
@@ -99,8 +98,7 @@ def test_example_split(solution, example):
                    want_b=describe(B[cols, :]), got_a=describe(a), got_b=describe(b)) + hint)
 
 
-@pytest.mark.parametrize("D,F,n", [(3, 12, 3), (5, 32, 4), (2, 8, 8)],
-                         ids=["D=3 F=12 n=3", "D=5 F=32 n=4", "D=2 F=8 n=8"])
+@cases("D,F,n", [(3, 12, 3), (5, 32, 4), (2, 8, 8)])
 def test_contiguous_blocks(solution, D, F, n):
     """GPU i gets the i-th contiguous block of A's columns and the same rows of B, in GPU order"""
     A, B = labelled(D, F)
