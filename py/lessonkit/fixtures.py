@@ -15,12 +15,12 @@ from types import SimpleNamespace
 import pytest
 
 
-def ref_fixture(names: dict):
-    """The fixture `ref`: the names of a conftest (pass its `globals()`: the correct math and
-    the classic wrong variants, however many it defines below this line) as attributes,
-    `ref.loss(...)`. They live in checks/, which learner code cannot reach where it runs apart
-    from the grader (docs/threat-model.md), so a solution cannot borrow their answers."""
-    return pytest.fixture(name="ref")(lambda: SimpleNamespace(**names))
+def ref_fixture(names: dict, name: str = "ref"):
+    """The fixture `ref` (or `name`): the names of a conftest (pass its `globals()`: the correct
+    math and the classic wrong variants, however many it defines below this line) as
+    attributes, `ref.loss(...)`. They live in checks/, which learner code cannot reach where it
+    runs apart from the grader (docs/threat-model.md), so a solution cannot borrow their answers."""
+    return pytest.fixture(name=name)(lambda: SimpleNamespace(**names))
 
 
 def cases(names: str, rows: list, shown: str | None = None):

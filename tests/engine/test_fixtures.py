@@ -44,3 +44,13 @@ def test_ref_gives_the_conftests_names_defined_after_it(pytester):
     result = pytester.runpytest("-v", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=2)
     result.stdout.fnmatch_lines(["*test_loss?x=1 want=2? PASSED*", "*test_loss?x=3 want=6? PASSED*"])
+
+
+def test_ref_takes_another_name(pytester):
+    pytester.makeconftest(textwrap.dedent("""
+        from lessonkit.fixtures import ref_fixture
+        model = ref_fixture(globals(), name="model")
+        GB = 1e9
+    """))
+    pytester.makepyfile("def test_units(model):\n    assert model.GB == 1e9\n")
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)

@@ -18,7 +18,8 @@ def problem(seed, T, D, F, n, one_token=False):
 
 def check(solution, ref, X, shards, dY, parts=("dX", "grads")):
     c = call(solution, "tp_mlp_backward", X, shards, dY)
-    ref.expect(c, ref.backward(X, shards, dY), ref.mistakes(X, shards, dY), parts=parts)
+    ref.expect_backward(c, ref.unsplit_backward(X, shards, dY), ref.backward_mistakes(X, shards, dY),
+                        parts=parts)
 
 
 def test_example_weight_grads(solution, ref, example):
