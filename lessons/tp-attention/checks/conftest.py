@@ -43,27 +43,25 @@ def expect_output(c, expected, mistakes, hides_self=None):
     exp = f64(expected)
     rtol = 2e-5
     tol = dict(rtol=rtol, atol=rtol * max(1.0, float(np.max(np.abs(exp)))))
-    if hides_self is not None and exp.ndim == 2 and exp.shape[0] == 1:
+    got = c.got
+    if (hides_self is not None and exp.ndim == 2 and isinstance(got, np.ndarray)
+            and got.shape == exp.shape):
+        hint, make = hides_self
+        shown = dict(call=c.text(), inputs=c.inputs(), expected=describe(exp), got=describe(got),
+                     hint=hint)
         # One token: no later rows to compare, but its only key is itself, so a mask that
         # hides it leaves no weights at all, which with −∞ scores is NaN everywhere.
-        got = c.got
-        if isinstance(got, np.ndarray) and got.shape == exp.shape and not np.isfinite(got).any():
+        if exp.shape[0] == 1 and not np.isfinite(got).any():
             fail(_("{call} returned NaN for a single token, whose only key is itself.\n"
-                   "{inputs}\n  expected: {expected}\n  got:      {got}\nHint: {hint}",
-                   call=c.text(), inputs=c.inputs(), expected=describe(exp),
-                   got=describe(got), hint=hides_self[0]))
-    if hides_self is not None and exp.ndim == 2 and exp.shape[0] > 1:
-        hint, make = hides_self
-        got = c.got
-        if isinstance(got, np.ndarray) and got.shape == exp.shape:
+                   "{inputs}\n  expected: {expected}\n  got:      {got}\nHint: {hint}", **shown))
+        if exp.shape[0] > 1:
             alt = make()
             rest = np.abs(got[1:] - alt[1:]) <= 10 * (tol["atol"] + rtol * np.abs(alt[1:]))
             right = np.abs(got - exp) <= tol["atol"] + rtol * np.abs(exp)
             if rest.all() and not right.all():
                 fail(_("{call} returned wrong values: every row after the first is what a mask "
                        "that hides each token from itself gives.\n{inputs}\n  expected: "
-                       "{expected}\n  got:      {got}\nHint: {hint}", call=c.text(),
-                       inputs=c.inputs(), expected=describe(exp), got=describe(got), hint=hint))
+                       "{expected}\n  got:      {got}\nHint: {hint}", **shown))
     return expect_close(c, exp, **tol, mistakes=mistakes)
 
 

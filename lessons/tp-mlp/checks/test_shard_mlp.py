@@ -30,14 +30,10 @@ def row_split():
              "it [4, 6].")
 
 
-def pairs(c, n):
-    return per_gpu(c, n, ("A", "B"))
-
-
 def expect_blocks(c, A, B, n):
     D, F = A.shape
     want = ranges(F, n)
-    for i, (a, b) in enumerate(pairs(c, n)):
+    for i, (a, b) in enumerate(per_gpu(c, n, ("A", "B"))):
         w = F // n
         if a.shape != (D, w):
             hint = ""
@@ -79,7 +75,7 @@ def test_count_and_shapes(solution, D, F, n):
     """shard_mlp returns n pairs (A_i, B_i) of shapes (D, F/n) and (F/n, D)"""
     A, B = labelled(D, F)
     c = call(solution, "shard_mlp", A, B, n)
-    for i, (a, b) in enumerate(pairs(c, n)):
+    for i, (a, b) in enumerate(per_gpu(c, n, ("A", "B"))):
         if a.shape != (D, F // n) or b.shape != (F // n, D):
             expect_blocks(c, A, B, n)  # explains which shape is wrong and why
 
@@ -88,7 +84,7 @@ def test_example_split(solution, example):
     """shard_mlp splits the worked example as in the lesson: GPU 0 gets columns 0–1 of A and rows 0–1 of B"""
     A, B = example.A, example.B
     c = call(solution, "shard_mlp", A, B, 2)
-    for i, (a, b) in enumerate(pairs(c, 2)):
+    for i, (a, b) in enumerate(per_gpu(c, 2, ("A", "B"))):
         cols = slice(2 * i, 2 * i + 2)
         if a.shape != (2, 2) or b.shape != (2, 2) or not (
                 np.array_equal(a, A[:, cols]) and np.array_equal(b, B[cols, :])):
