@@ -9,6 +9,7 @@ import pytest
 from lessonkit.checking import Call, describe, expect_close, fail, missed_sum
 from lessonkit.checkmath import (erf_gelu_grad, f64, mlp_backward, mlp_example, tanh_gelu,
                                  tanh_gelu_grad)
+from lessonkit.fixtures import ref_fixture
 from lessonkit.i18n import _
 
 
@@ -199,14 +200,7 @@ def expect_backward(c: Call, expected, mistakes, parts=("dX", "grads")):
                  mistakes=[(hint, lambda make=make: offered(make)) for hint, make in mistakes])
 
 
-@pytest.fixture
-def ref():
-    """The correct math and the classic mistakes, to compute expectations and hints. The
-    lesson's own live here, in checks/, which learner code cannot reach where it runs apart from
-    the grader (docs/threat-model.md); GeLU′ is lessonkit.checkmath's, a public formula."""
-    return SimpleNamespace(gelu_grad=tanh_gelu_grad, backward=unsplit_backward,
-                           mistakes=backward_mistakes, gelu_grad_mistakes=gelu_grad_mistakes,
-                           expect=expect_backward)
+ref = ref_fixture(globals())
 
 
 @pytest.fixture

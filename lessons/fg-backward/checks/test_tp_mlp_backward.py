@@ -1,15 +1,13 @@
 """Checks of tp_mlp_backward(X, shards, dY): each GPU's own weight gradients, and dX summed over
 the GPUs (f's all-reduce in the backward pass)."""
 import numpy as np
-import pytest
 
 from lessonkit.checking import call, expect_unchanged
 from lessonkit.checkmath import mlp_shards
+from lessonkit.fixtures import cases
 
-SIZES = [(3, 4, 8, 2), (1, 8, 16, 4), (8, 32, 128, 8), (7, 32, 128, 1), (5, 4, 8, 8),
-         (8, 32, 128, 2)]
-SIZE_IDS = ["T=3 D=4 F=8 n=2", "T=1 D=8 F=16 n=4", "T=8 D=32 F=128 n=8", "T=7 D=32 F=128 n=1",
-            "T=5 D=4 F=8 n=8", "T=8 D=32 F=128 n=2"]
+SIZES = cases("T,D,F,n", [(3, 4, 8, 2), (1, 8, 16, 4), (8, 32, 128, 8), (7, 32, 128, 1),
+                          (5, 4, 8, 8), (8, 32, 128, 2)])
 
 
 def problem(seed, T, D, F, n, one_token=False):
@@ -20,7 +18,8 @@ def problem(seed, T, D, F, n, one_token=False):
 
 def check(solution, ref, X, shards, dY, parts=("dX", "grads")):
     c = call(solution, "tp_mlp_backward", X, shards, dY)
-    ref.expect(c, ref.backward(X, shards, dY), ref.mistakes(X, shards, dY), parts=parts)
+    ref.expect_backward(c, ref.unsplit_backward(X, shards, dY), ref.backward_mistakes(X, shards, dY),
+                        parts=parts)
 
 
 def test_example_weight_grads(solution, ref, example):
@@ -33,20 +32,19 @@ def test_example_dX(solution, ref, example):
     check(solution, ref, example.X, example.shards, example.dY, parts=("dX",))
 
 
-@pytest.mark.parametrize("T,D,F,n", SIZES, ids=SIZE_IDS)
+@SIZES
 def test_weight_grads(solution, ref, T, D, F, n):
     """each GPU's (dA_i, dB_i) equals its slice of the unsplit gradient, with no communication"""
     check(solution, ref, *problem(100 * T + 10 * D + n, T, D, F, n), parts=("grads",))
 
 
-@pytest.mark.parametrize("T,D,F,n", SIZES, ids=SIZE_IDS)
+@SIZES
 def test_dX(solution, ref, T, D, F, n):
     """dX, the sum of the GPUs' dX_i (f's all-reduce), equals the unsplit gradient of X"""
     check(solution, ref, *problem(100 * T + 10 * D + n + 1, T, D, F, n), parts=("dX",))
 
 
-@pytest.mark.parametrize("D,F,n", [(4, 8, 2), (3, 12, 2), (6, 12, 1)],
-                         ids=["D=4 F=8 n=2", "D=3 F=12 n=2", "D=6 F=12 n=1"])
+@cases("D,F,n", [(4, 8, 2), (3, 12, 2), (6, 12, 1)])
 def test_single_token(solution, ref, D, F, n):
     """one token (1-D X and dY): dX of shape (D,), dA_i = outer(X, dZ_i), dB_i = outer(H_i, dY)"""
     check(solution, ref, *problem(7 * D + n, 1, D, F, n, one_token=True))

@@ -9,6 +9,7 @@ import pytest
 from lessonkit.checking import expect_close, fail
 from lessonkit.checkmath import (all_gather, erf_gelu, f64, layernorm, mlp_example, mlp_partials,
                                  reduce_scatter, row_chunks, tanh_gelu)
+from lessonkit.fixtures import ref_fixture
 from lessonkit.i18n import _
 
 GIB = 2.0**30
@@ -49,13 +50,7 @@ def activation_bytes(s, b, h, a, t=1, sp=False, recompute="none", gemm_term=None
     return s * b * h * per_token
 
 
-@pytest.fixture
-def ref():
-    """This module's names: the correct functions and the usual wrong ones, to compute
-    expectations and hints. The lesson's own live here, in checks/, which learner code cannot
-    reach where it runs apart from the grader (docs/threat-model.md); LayerNorm and GeLU are
-    lessonkit.checkmath's, public formulas."""
-    return SimpleNamespace(**globals())
+ref = ref_fixture(globals())
 
 
 @pytest.fixture
@@ -69,12 +64,6 @@ def example():
         X_chunks=[np.array([[0.0, 2.0], [1.0, 3.0]]), np.array([[3.0, 1.0], [2.0, 2.0]])],
         gamma=np.array([1.0, 1.0]), beta=np.array([0.0, 0.0]),
         shards=mlp_example().shards)
-
-
-@pytest.fixture
-def expect_chunks():
-    """Compare a returned list of per-GPU chunks with the expected list."""
-    return compare_chunks
 
 
 def compare_chunks(c, expected, *, rtol, atol, mistakes=()):

@@ -1,9 +1,9 @@
 """Checks of all_gather(chunks): the GPUs' row chunks stacked back into the whole sequence."""
 import numpy as np
-import pytest
 
 from lessonkit.checking import call, expect_close, expect_unchanged
 from lessonkit.checkmath import gpu_count
+from lessonkit.fixtures import cases
 from lessonkit.i18n import _
 
 # The rows come back as they went in; float32 copies (off by ~1e-7) pass.
@@ -40,11 +40,10 @@ def test_worked_example(solution, ref, example):
     check(solution, ref, example.chunks)
 
 
-@pytest.mark.parametrize("rows,D,n", [(5, 3, 1), (3, 4, 2), (2, 5, 4), (1, 6, 8), (4, 3, 8)],
-                         ids=["T=5 D=3 n=1", "T=6 D=4 n=2", "T=8 D=5 n=4", "T=8 D=6 n=8",
-                              "T=32 D=3 n=8"])
-def test_random_chunks(solution, ref, rows, D, n):
+@cases("T,D,n", [(5, 3, 1), (6, 4, 2), (8, 5, 4), (8, 6, 8), (32, 3, 8)])
+def test_random_chunks(solution, ref, T, D, n):
     """all_gather stacks the chunks in GPU order: rows i·T/n … (i+1)·T/n − 1 come from GPU i"""
+    rows = T // n
     rng = np.random.default_rng(100 * rows + 10 * D + n)
     check(solution, ref, [rng.normal(size=(rows, D)) for _gpu in range(n)])
 

@@ -1,8 +1,8 @@
 """Checks of layernorm(x, gamma, beta, eps=1e-5): per-row normalisation with population variance."""
 import numpy as np
-import pytest
 
 from lessonkit.checking import call, expect_close, expect_unchanged
+from lessonkit.fixtures import cases
 from lessonkit.i18n import _
 
 # Relative to the output's size: float32 (~1e-6) passes; eps outside the square root, the
@@ -47,8 +47,7 @@ def test_worked_example(solution, ref):
     check(solution, ref, np.array([1.0, 1.0, 3.0, 3.0]), np.ones(4), np.zeros(4), 0.1)
 
 
-@pytest.mark.parametrize("T,D", [(1, 4), (5, 8), (16, 64)], ids=["T=1 D=4", "T=5 D=8",
-                                                                 "T=16 D=64"])
+@cases("T,D", [(1, 4), (5, 8), (16, 64)])
 def test_random_rows(solution, ref, T, D):
     """layernorm normalises every row on its own, then scales by gamma and shifts by beta (eps = 0.1)"""
     rng = np.random.default_rng(10 * T + D)

@@ -1,9 +1,9 @@
 """Checks of reduce_scatter(partials): the sum of the GPUs' partials, each GPU keeping its rows."""
 import numpy as np
-import pytest
 
 from lessonkit.checking import call, expect_unchanged
 from lessonkit.checkmath import gpu_count
+from lessonkit.fixtures import cases
 from lessonkit.i18n import _
 
 # Sums of a few numbers: float32 arithmetic passes, any wrong row or missing term does not.
@@ -31,23 +31,21 @@ def mistakes(ref, partials):
     ]
 
 
-def check(solution, ref, expect_chunks, partials):
+def check(solution, ref, partials):
     c = call(solution, "reduce_scatter", partials)
-    expect_chunks(c, ref.reduce_scatter(partials), **TOLERANCE, mistakes=mistakes(ref, partials))
+    ref.compare_chunks(c, ref.reduce_scatter(partials), **TOLERANCE, mistakes=mistakes(ref, partials))
 
 
-def test_worked_example(solution, ref, example, expect_chunks):
+def test_worked_example(solution, ref, example):
     """reduce_scatter reproduces the worked example: GPU 0 gets [[1, 2], [3, 2]], GPU 1 [[4, 3], [3, 3]]"""
-    check(solution, ref, expect_chunks, example.partials)
+    check(solution, ref, example.partials)
 
 
-@pytest.mark.parametrize("T,D,n", [(5, 3, 1), (6, 4, 2), (12, 5, 4), (8, 16, 8), (32, 8, 8)],
-                         ids=["T=5 D=3 n=1", "T=6 D=4 n=2", "T=12 D=5 n=4", "T=8 D=16 n=8",
-                              "T=32 D=8 n=8"])
-def test_random_partials(solution, ref, expect_chunks, T, D, n):
+@cases("T,D,n", [(5, 3, 1), (6, 4, 2), (12, 5, 4), (8, 16, 8), (32, 8, 8)])
+def test_random_partials(solution, ref, T, D, n):
     """reduce_scatter gives GPU i rows i·T/n … (i+1)·T/n − 1 of the sum of all partials"""
     rng = np.random.default_rng(100 * T + 10 * D + n)
-    check(solution, ref, expect_chunks, [rng.normal(size=(T, D)) for _gpu in range(n)])
+    check(solution, ref, [rng.normal(size=(T, D)) for _gpu in range(n)])
 
 
 def test_inputs_unchanged(solution):
@@ -56,8 +54,8 @@ def test_inputs_unchanged(solution):
     expect_unchanged(call(solution, "reduce_scatter", [rng.normal(size=(4, 3)) for _gpu in range(2)]))
 
 
-def test_fresh_partials(solution, ref, expect_chunks, fresh):
+def test_fresh_partials(solution, ref, fresh):
     """reduce_scatter gives GPU i its rows of the sum for partials drawn afresh on every run"""
     n = gpu_count(fresh, 8)
     T, D = n * int(fresh.integers(1, 5)), int(fresh.integers(1, 9))
-    check(solution, ref, expect_chunks, [fresh.normal(size=(T, D)) for _gpu in range(n)])
+    check(solution, ref, [fresh.normal(size=(T, D)) for _gpu in range(n)])

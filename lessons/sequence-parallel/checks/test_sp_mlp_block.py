@@ -1,9 +1,9 @@
 """Checks of sp_mlp_block(X_chunks, gamma, beta, shards): one sequence-parallel MLP block."""
 import numpy as np
-import pytest
 
 from lessonkit.checking import call, expect_unchanged
 from lessonkit.checkmath import gpu_count, mlp_shards
+from lessonkit.fixtures import cases
 from lessonkit.i18n import _
 
 # Relative to the output's size: float32 arithmetic (~1e-6) passes; the erf GeLU (>= 1e-4)
@@ -57,32 +57,29 @@ def random_problem(rng, T, D, widths):
     return X_chunks, rng.normal(1.0, 0.3, size=D), rng.normal(0.0, 0.3, size=D), shards
 
 
-def check(solution, ref, expect_chunks, X_chunks, gamma, beta, shards):
+def check(solution, ref, X_chunks, gamma, beta, shards):
     c = call(solution, "sp_mlp_block", X_chunks, gamma, beta, shards)
-    expect_chunks(c, ref.sp_block(X_chunks, gamma, beta, shards), **TOLERANCE,
+    ref.compare_chunks(c, ref.sp_block(X_chunks, gamma, beta, shards), **TOLERANCE,
                   mistakes=mistakes(ref, X_chunks, gamma, beta, shards))
 
 
-def test_worked_example(solution, ref, example, expect_chunks):
+def test_worked_example(solution, ref, example):
     """sp_mlp_block reproduces the worked example: 4 tokens, D = 2, two GPUs with two rows each"""
-    check(solution, ref, expect_chunks, example.X_chunks, example.gamma, example.beta,
+    check(solution, ref, example.X_chunks, example.gamma, example.beta,
           example.shards)
 
 
-@pytest.mark.parametrize("T,D,F,n", [(3, 4, 8, 1), (6, 4, 12, 2), (8, 8, 32, 4),
-                                     (16, 16, 64, 8), (8, 8, 16, 8)],
-                         ids=["T=3 D=4 F=8 n=1", "T=6 D=4 F=12 n=2", "T=8 D=8 F=32 n=4",
-                              "T=16 D=16 F=64 n=8", "T=8 D=8 F=16 n=8"])
-def test_random_blocks(solution, ref, expect_chunks, T, D, F, n):
+@cases("T,D,F,n", [(3, 4, 8, 1), (6, 4, 12, 2), (8, 8, 32, 4), (16, 16, 64, 8), (8, 8, 16, 8)])
+def test_random_blocks(solution, ref, T, D, F, n):
     """sp_mlp_block gives GPU i chunk i of X + GeLU(LayerNorm(X) A) B"""
     rng = np.random.default_rng(1000 * T + 10 * D + n)
-    check(solution, ref, expect_chunks, *random_problem(rng, T, D, [F // n] * n))
+    check(solution, ref, *random_problem(rng, T, D, [F // n] * n))
 
 
-def test_uses_only_its_shards(solution, ref, expect_chunks):
+def test_uses_only_its_shards(solution, ref):
     """sp_mlp_block computes from the shards it is given, whatever their widths"""
     rng = np.random.default_rng(12)
-    check(solution, ref, expect_chunks, *random_problem(rng, 6, 5, [3, 1, 4]))
+    check(solution, ref, *random_problem(rng, 6, 5, [3, 1, 4]))
 
 
 def test_inputs_unchanged(solution):
@@ -91,9 +88,9 @@ def test_inputs_unchanged(solution):
     expect_unchanged(call(solution, "sp_mlp_block", *random_problem(rng, 4, 3, [2, 2])))
 
 
-def test_fresh_block(solution, ref, expect_chunks, fresh):
+def test_fresh_block(solution, ref, fresh):
     """sp_mlp_block gives GPU i chunk i of X + GeLU(LayerNorm(X) A) B for a block drawn afresh on every run"""
     n = gpu_count(fresh, 8)
     T, D = n * int(fresh.integers(1, 4)), int(fresh.integers(2, 9))
     widths = [int(w) for w in fresh.integers(1, 5, size=n)]
-    check(solution, ref, expect_chunks, *random_problem(fresh, T, D, widths))
+    check(solution, ref, *random_problem(fresh, T, D, widths))

@@ -9,6 +9,7 @@ import pytest
 from lessonkit.checking import describe, expect_close, fail
 from lessonkit.checkmath import attention_heads as heads
 from lessonkit.checkmath import f64
+from lessonkit.fixtures import ref_fixture
 from lessonkit.i18n import _
 
 
@@ -29,12 +30,7 @@ def partials(X, shards, n_heads, causal=True):
     return np.stack([tp(X, [s], n_heads // len(shards), causal) for s in shards])
 
 
-@pytest.fixture
-def ref():
-    """This module's names: the correct functions and the usual wrong ones, to compute
-    expectations and hints. All live here, in checks/, which learner code cannot reach where it
-    runs apart from the grader (docs/threat-model.md), so a solution cannot borrow their answers."""
-    return SimpleNamespace(**globals())
+ref = ref_fixture(globals())
 
 
 def expect_output(c, expected, mistakes, hides_self=None):
@@ -47,33 +43,26 @@ def expect_output(c, expected, mistakes, hides_self=None):
     exp = f64(expected)
     rtol = 2e-5
     tol = dict(rtol=rtol, atol=rtol * max(1.0, float(np.max(np.abs(exp)))))
-    if hides_self is not None and exp.ndim == 2 and exp.shape[0] == 1:
+    got = c.got
+    if (hides_self is not None and exp.ndim == 2 and isinstance(got, np.ndarray)
+            and got.shape == exp.shape):
+        hint, make = hides_self
+        shown = dict(call=c.text(), inputs=c.inputs(), expected=describe(exp), got=describe(got),
+                     hint=hint)
         # One token: no later rows to compare, but its only key is itself, so a mask that
         # hides it leaves no weights at all, which with −∞ scores is NaN everywhere.
-        got = c.got
-        if isinstance(got, np.ndarray) and got.shape == exp.shape and not np.isfinite(got).any():
+        if exp.shape[0] == 1 and not np.isfinite(got).any():
             fail(_("{call} returned NaN for a single token, whose only key is itself.\n"
-                   "{inputs}\n  expected: {expected}\n  got:      {got}\nHint: {hint}",
-                   call=c.text(), inputs=c.inputs(), expected=describe(exp),
-                   got=describe(got), hint=hides_self[0]))
-    if hides_self is not None and exp.ndim == 2 and exp.shape[0] > 1:
-        hint, make = hides_self
-        got = c.got
-        if isinstance(got, np.ndarray) and got.shape == exp.shape:
+                   "{inputs}\n  expected: {expected}\n  got:      {got}\nHint: {hint}", **shown))
+        if exp.shape[0] > 1:
             alt = make()
             rest = np.abs(got[1:] - alt[1:]) <= 10 * (tol["atol"] + rtol * np.abs(alt[1:]))
             right = np.abs(got - exp) <= tol["atol"] + rtol * np.abs(exp)
             if rest.all() and not right.all():
                 fail(_("{call} returned wrong values: every row after the first is what a mask "
                        "that hides each token from itself gives.\n{inputs}\n  expected: "
-                       "{expected}\n  got:      {got}\nHint: {hint}", call=c.text(),
-                       inputs=c.inputs(), expected=describe(exp), got=describe(got), hint=hint))
+                       "{expected}\n  got:      {got}\nHint: {hint}", **shown))
     return expect_close(c, exp, **tol, mistakes=mistakes)
-
-
-@pytest.fixture
-def expect():
-    return expect_output
 
 
 @pytest.fixture
@@ -101,8 +90,3 @@ def random_shards(rng, D, n):
     w = D // n
     return [tuple(random_weights(rng, D, 3, w)) + (rng.normal(0.0, 1.0 / np.sqrt(w), (w, D)),)
             for _ in range(n)]
-
-
-@pytest.fixture
-def draw():
-    return SimpleNamespace(weights=random_weights, shards=random_shards)

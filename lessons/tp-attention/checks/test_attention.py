@@ -50,7 +50,7 @@ def mistakes(ref, X, Wq, Wk, Wv, Wo, n_heads, causal):
 
 
 def hides_self(ref, X, Wq, Wk, Wv, Wo, n_heads, causal):
-    """The mask that hides each token from itself, as `expect` takes it (None without a mask)."""
+    """The mask that hides each token from itself, for `expect_output` (None without a mask)."""
     hint = _("your mask is off by one: it hides each token from itself as well. Token p "
              "attends to tokens 0 … p, itself included; hide only key index > query index "
              "(np.triu(..., k=1)). With the diagonal hidden, token 0 has nothing to attend to "
@@ -60,29 +60,29 @@ def hides_self(ref, X, Wq, Wk, Wv, Wo, n_heads, causal):
     return hint, lambda: ref.attention(X, Wq, Wk, Wv, Wo, n_heads, True, offset=0)
 
 
-def check(solution, ref, expect, X, Wq, Wk, Wv, Wo, n_heads, causal, *pass_causal):
+def check(solution, ref, X, Wq, Wk, Wv, Wo, n_heads, causal, *pass_causal):
     """Call attention (with `causal` passed on unless `pass_causal` is empty) and compare."""
     c = call(solution, "attention", X, Wq, Wk, Wv, Wo, n_heads, *pass_causal)
     problem = (X, Wq, Wk, Wv, Wo, n_heads, causal)
-    expect(c, ref.attention(*problem), mistakes(ref, *problem), hides_self(ref, *problem))
+    ref.expect_output(c, ref.attention(*problem), mistakes(ref, *problem), hides_self(ref, *problem))
 
 
-def test_worked_example(solution, ref, expect, example):
+def test_worked_example(solution, ref, example):
     """attention reproduces the worked example: token 0 sees only itself, Y[0] = (1, 0, 3, 2)"""
     e = example
-    check(solution, ref, expect, e.X, e.Wq, e.Wk, e.Wv, e.Wo, e.n_heads, True, True)
+    check(solution, ref, e.X, e.Wq, e.Wk, e.Wv, e.Wo, e.n_heads, True, True)
 
 
-def test_not_causal(solution, ref, expect, example):
+def test_not_causal(solution, ref, example):
     """with causal=False every token attends to every token, later ones included"""
     e = example
-    check(solution, ref, expect, e.X, e.Wq, e.Wk, e.Wv, e.Wo, e.n_heads, False, False)
+    check(solution, ref, e.X, e.Wq, e.Wk, e.Wv, e.Wo, e.n_heads, False, False)
 
 
-def test_causal_by_default(solution, ref, expect, example):
+def test_causal_by_default(solution, ref, example):
     """causal=True is the default: attention(X, Wq, Wk, Wv, Wo, n_heads) is masked"""
     e = example
-    check(solution, ref, expect, e.X, e.Wq, e.Wk, e.Wv, e.Wo, e.n_heads, True)
+    check(solution, ref, e.X, e.Wq, e.Wk, e.Wv, e.Wo, e.n_heads, True)
 
 
 @pytest.mark.parametrize("T,D,n_heads,causal", [
@@ -90,20 +90,20 @@ def test_causal_by_default(solution, ref, expect, example):
     (1, 4, 2, True)],
     ids=["T=5 D=8 2 heads", "T=6 D=12 3 heads", "T=8 D=16 4 heads causal=False",
          "T=7 D=8 8 heads of width 1", "T=4 D=6 1 head", "T=1 D=4 2 heads"])
-def test_random(solution, ref, expect, draw, T, D, n_heads, causal):
+def test_random(solution, ref, T, D, n_heads, causal):
     """attention equals multi-head attention on random inputs"""
     rng = np.random.default_rng(100 * T + 10 * D + n_heads)
     X = rng.normal(size=(T, D))
-    check(solution, ref, expect, X, *draw.weights(rng, D), n_heads, causal, causal)
+    check(solution, ref, X, *ref.random_weights(rng, D), n_heads, causal, causal)
 
 
 @pytest.mark.parametrize("causal", [True, False], ids=["causal", "causal=False"])
-def test_large_scores(solution, ref, expect, draw, causal):
+def test_large_scores(solution, ref, causal):
     """attention stays finite when the scores are in the thousands (a stable softmax)"""
     rng = np.random.default_rng(31)
     T, D, n_heads = 6, 8, 2
     X = 40.0 * rng.normal(size=(T, D))  # scores of order ±1000: exp(1000) overflows
-    Wq, Wk, Wv, Wo = draw.weights(rng, D)
+    Wq, Wk, Wv, Wo = ref.random_weights(rng, D)
     c = call(solution, "attention", X, Wq, Wk, Wv, Wo, n_heads, causal)
     got = as_array(c)
     # Rows after the first: a mask that hides token 0 from itself can leave NaN in row 0 alone.
@@ -116,7 +116,7 @@ def test_large_scores(solution, ref, expect, draw, causal):
                "exp(−2000) = 0, and 0 / 0 is NaN.",
                call=c.text(), top=ref_top_score(X, Wq, Wk, n_heads), inputs=c.inputs()))
     problem = (X, Wq, Wk, Wv, Wo, n_heads, causal)
-    expect(c, ref.attention(*problem), mistakes(ref, *problem), hides_self(ref, *problem))
+    ref.expect_output(c, ref.attention(*problem), mistakes(ref, *problem), hides_self(ref, *problem))
 
 
 def ref_top_score(X, Wq, Wk, n_heads):
@@ -127,17 +127,17 @@ def ref_top_score(X, Wq, Wk, n_heads):
                for h in range(n_heads)) / np.sqrt(d)
 
 
-def test_fresh_inputs(solution, ref, expect, draw, fresh):
+def test_fresh_inputs(solution, ref, fresh):
     """attention equals multi-head attention on inputs drawn afresh on every run"""
     # Causal, 2 to 4 heads, 3 to 8 tokens: every classic mistake shows, whatever the draw.
     n_heads = int(fresh.integers(2, 5))
     D, T = multiple(fresh, n_heads, 1, 5), int(fresh.integers(3, 9))
     X = fresh.normal(size=(T, D))
-    check(solution, ref, expect, X, *draw.weights(fresh, D), n_heads, True, True)
+    check(solution, ref, X, *ref.random_weights(fresh, D), n_heads, True, True)
 
 
-def test_inputs_unchanged(solution, draw):
+def test_inputs_unchanged(solution, ref):
     """attention leaves X and the weights unchanged"""
     rng = np.random.default_rng(5)
-    c = call(solution, "attention", rng.normal(size=(3, 4)), *draw.weights(rng, 4), 2, True)
+    c = call(solution, "attention", rng.normal(size=(3, 4)), *ref.random_weights(rng, 4), 2, True)
     expect_unchanged(c)

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from lessonkit.checking import expect_close, fail
+from lessonkit.fixtures import ref_fixture
 from lessonkit.i18n import _
 
 GB = 1e9
@@ -123,12 +124,7 @@ def expect_model(c, formula, args, table=()):
                inputs=c.inputs()))
 
 
-@pytest.fixture
-def model():
-    """This module's names: the correct model and its wrong versions, to compute expectations
-    and hints. All live here, in checks/, which learner code cannot reach where it runs apart
-    from the grader (docs/threat-model.md), so a solution cannot borrow their answers."""
-    return SimpleNamespace(**globals())
+model = ref_fixture(globals(), name="model")  # the cost model and its wrong versions
 
 
 @pytest.fixture

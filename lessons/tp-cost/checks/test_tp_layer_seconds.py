@@ -1,7 +1,6 @@
 """Checks of tp_layer_seconds(b, s, h, t, gpu_flops, bus_GBps, latency_s, bytes_per_elem)."""
-import pytest
-
 from lessonkit.checking import call
+from lessonkit.fixtures import cases
 
 
 def check(solution, model, b, s, h, t, g, bus, *rest):
@@ -10,7 +9,7 @@ def check(solution, model, b, s, h, t, g, bus, *rest):
     model.expect_model(c, model.layer_time, (b, s, h, t, g, bus, lat, bpe), model.step_mistakes())
 
 
-@pytest.mark.parametrize("t", [2, 4, 8], ids=lambda t: f"t={t}")
+@cases("t", [2, 4, 8])
 def test_megatron_d2(solution, model, t):
     """tp_layer_seconds of the D.2 layer on a DGX-2H (39 TFLOP/s, 300 GB/s NVSwitch)"""
     d = model.D2

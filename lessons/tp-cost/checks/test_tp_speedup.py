@@ -1,7 +1,6 @@
 """Checks of tp_speedup(b, s, h, t, gpu_flops, bus_GBps, latency_s)."""
-import pytest
-
 from lessonkit.checking import call
+from lessonkit.fixtures import cases
 
 
 def check(solution, model, b, s, h, t, g, bus, *latency):
@@ -10,7 +9,7 @@ def check(solution, model, b, s, h, t, g, bus, *latency):
                        model.step_mistakes())
 
 
-@pytest.mark.parametrize("t", [2, 4, 8], ids=lambda t: f"t={t}")
+@cases("t", [2, 4, 8])
 def test_megatron_d2(solution, model, t):
     """tp_speedup of the D.2 layer (b = 8) on 2, 4 and 8 GPUs: the model's row, above the paper's 1.64, 2.34, 2.98"""
     d = model.D2

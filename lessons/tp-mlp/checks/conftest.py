@@ -1,11 +1,11 @@
 """Shared pieces of the tp-mlp checks: the correct math (used only after the learner's call
 has returned) and the lesson's worked example."""
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 from lessonkit.checkmath import erf_gelu, f64, mlp_example, mlp_partials, relu, tanh_gelu
+from lessonkit.fixtures import ref_fixture
 
 
 def mlp_from_shards(X, shards, act=tanh_gelu):
@@ -22,13 +22,7 @@ def gelu_after_sum(X, shards):
     return tanh_gelu(sum(f64(X) @ a @ b for a, b in shards))
 
 
-@pytest.fixture
-def ref():
-    """This module's names: the correct functions and the usual wrong ones, to compute
-    expectations and hints. The lesson's own live here, in checks/, which learner code cannot
-    reach where it runs apart from the grader (docs/threat-model.md); GeLU and ReLU are
-    lessonkit.checkmath's, public formulas."""
-    return SimpleNamespace(**globals())
+ref = ref_fixture(globals())
 
 
 @pytest.fixture

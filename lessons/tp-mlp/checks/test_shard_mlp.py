@@ -1,10 +1,10 @@
 """Checks of shard_mlp(A, B, n): column blocks of A with the matching row blocks of B."""
 import numpy as np
-import pytest
 
 from lessonkit import sharding
 from lessonkit.checking import call, describe, expect_unchanged, fail
 from lessonkit.checkmath import multiple
+from lessonkit.fixtures import cases
 from lessonkit.i18n import _
 from lessonkit.sharding import columns_of, per_gpu, rows_of
 
@@ -30,14 +30,10 @@ def row_split():
              "it [4, 6].")
 
 
-def pairs(c, n):
-    return per_gpu(c, n, ("A", "B"))
-
-
 def expect_blocks(c, A, B, n):
     D, F = A.shape
     want = ranges(F, n)
-    for i, (a, b) in enumerate(pairs(c, n)):
+    for i, (a, b) in enumerate(per_gpu(c, n, ("A", "B"))):
         w = F // n
         if a.shape != (D, w):
             hint = ""
@@ -74,13 +70,12 @@ def expect_blocks(c, A, B, n):
                    "its columns of A.", i=i, got=rows, want=want[i]) + hint + "\n" + c.inputs())
 
 
-@pytest.mark.parametrize("D,F,n", [(2, 4, 2), (3, 12, 4), (4, 16, 8)],
-                         ids=["D=2 F=4 n=2", "D=3 F=12 n=4", "D=4 F=16 n=8"])
+@cases("D,F,n", [(2, 4, 2), (3, 12, 4), (4, 16, 8)])
 def test_count_and_shapes(solution, D, F, n):
     """shard_mlp returns n pairs (A_i, B_i) of shapes (D, F/n) and (F/n, D)"""
     A, B = labelled(D, F)
     c = call(solution, "shard_mlp", A, B, n)
-    for i, (a, b) in enumerate(pairs(c, n)):
+    for i, (a, b) in enumerate(per_gpu(c, n, ("A", "B"))):
         if a.shape != (D, F // n) or b.shape != (F // n, D):
             expect_blocks(c, A, B, n)  # explains which shape is wrong and why
 
@@ -89,7 +84,7 @@ def test_example_split(solution, example):
     """shard_mlp splits the worked example as in the lesson: GPU 0 gets columns 0–1 of A and rows 0–1 of B"""
     A, B = example.A, example.B
     c = call(solution, "shard_mlp", A, B, 2)
-    for i, (a, b) in enumerate(pairs(c, 2)):
+    for i, (a, b) in enumerate(per_gpu(c, 2, ("A", "B"))):
         cols = slice(2 * i, 2 * i + 2)
         if a.shape != (2, 2) or b.shape != (2, 2) or not (
                 np.array_equal(a, A[:, cols]) and np.array_equal(b, B[cols, :])):
@@ -99,8 +94,7 @@ def test_example_split(solution, example):
                    want_b=describe(B[cols, :]), got_a=describe(a), got_b=describe(b)) + hint)
 
 
-@pytest.mark.parametrize("D,F,n", [(3, 12, 3), (5, 32, 4), (2, 8, 8)],
-                         ids=["D=3 F=12 n=3", "D=5 F=32 n=4", "D=2 F=8 n=8"])
+@cases("D,F,n", [(3, 12, 3), (5, 32, 4), (2, 8, 8)])
 def test_contiguous_blocks(solution, D, F, n):
     """GPU i gets the i-th contiguous block of A's columns and the same rows of B, in GPU order"""
     A, B = labelled(D, F)

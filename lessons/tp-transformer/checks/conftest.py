@@ -6,7 +6,6 @@ learner's call has returned), random problems and the worked example.
 checks' expected values are one-device results laid out per rank, so a sharding bug of the
 simulation could not hide one of the learner's."""
 import math
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -15,6 +14,7 @@ from lessonkit.checking import fail
 from lessonkit.checkmath import (all_gather, attention_backward, attention_forward, f64,
                                  layernorm_backward, layernorm_forward, mlp_backward, row_chunks,
                                  tanh_gelu)
+from lessonkit.fixtures import ref_fixture
 from lessonkit.i18n import _
 
 LN_KEYS = ("ln1_g", "ln1_b", "ln2_g", "ln2_b")
@@ -159,10 +159,7 @@ def worked_example():
     return params, X
 
 
-@pytest.fixture
-def ref():
-    """This module's names: the checks' own math and the classic wrong versions."""
-    return SimpleNamespace(**globals())
+ref = ref_fixture(globals())
 
 
 def expect_counts(what, got, expected, explain=()):

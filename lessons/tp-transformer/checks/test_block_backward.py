@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 from lessonkit.checking import Call, call, expect_close, expect_unchanged
+from lessonkit.fixtures import cases
 from lessonkit.i18n import _
 
 SP = [False, True]
@@ -62,7 +63,7 @@ SIZES = [(4, 8, 2, 16, 1), (4, 8, 4, 16, 2), (6, 12, 6, 12, 3), (8, 16, 8, 32, 4
 
 
 @pytest.mark.parametrize("sp", SP, ids=SP_IDS)
-@pytest.mark.parametrize("T,D,heads,F,n", SIZES, ids=[f"T={t} D={d} heads={h} F={f} n={n}" for t, d, h, f, n in SIZES])
+@cases("T,D,heads,F,n", SIZES)
 def test_random_blocks(solution, ref, fresh, T, D, heads, F, n, sp):
     """block_backward equals the one-device gradients, each rank's share of them"""
     check(solution, ref, fresh.normal(size=(T, D)), fresh.normal(size=(T, D)),

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from lessonkit.checking import call, expect_close, expect_unchanged
+from lessonkit.fixtures import cases
 from lessonkit.i18n import _
 
 SP = [False, True]
@@ -65,7 +66,7 @@ SIZES = [(4, 8, 2, 16, 1), (4, 8, 4, 16, 2), (6, 12, 6, 12, 3), (8, 16, 8, 32, 4
 
 
 @pytest.mark.parametrize("sp", SP, ids=SP_IDS)
-@pytest.mark.parametrize("T,D,heads,F,n", SIZES, ids=[f"T={t} D={d} heads={h} F={f} n={n}" for t, d, h, f, n in SIZES])
+@cases("T,D,heads,F,n", SIZES)
 def test_random_blocks(solution, ref, fresh, T, D, heads, F, n, sp):
     """block_forward equals the one-device block, in the layout of X"""
     check(solution, ref, fresh.normal(size=(T, D)), ref.random_params(fresh, D, F), heads, n, sp)

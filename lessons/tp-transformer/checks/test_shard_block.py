@@ -1,8 +1,8 @@
 """Checks of shard_block(params, n, n_heads): whole heads, Megatron's column/row pairs."""
 import numpy as np
-import pytest
 
 from lessonkit.checking import call, expect_close, expect_unchanged, fail
+from lessonkit.fixtures import cases
 from lessonkit.i18n import _
 
 
@@ -30,10 +30,8 @@ def test_worked_example(solution, ref):
     check(solution, ref, params, 2, 2)
 
 
-SIZES = [(8, 2, 16, 1), (8, 4, 16, 2), (12, 6, 12, 3), (16, 8, 32, 4), (16, 8, 16, 8)]
-
-
-@pytest.mark.parametrize("D,heads,F,n", SIZES, ids=[f"D={d} heads={h} F={f} n={n}" for d, h, f, n in SIZES])
+@cases("D,heads,F,n", [(8, 2, 16, 1), (8, 4, 16, 2), (12, 6, 12, 3), (16, 8, 32, 4),
+                       (16, 8, 16, 8)])
 def test_random_blocks(solution, ref, fresh, D, heads, F, n):
     """shard_block gives rank i heads i·n_heads/n ... of Wq, Wk, Wv, Wo and block i of A and B"""
     check(solution, ref, ref.random_params(fresh, D, F), n, heads)

@@ -9,6 +9,7 @@ import pytest
 from lessonkit.checking import CheckFailed, TimedOutBefore, call, describe, expect_close
 from lessonkit.checkmath import cross_entropy, gpu_count, logsumexp, multiple, onehot, picked
 from lessonkit.checkmath import softmax as softmax_rows
+from lessonkit.fixtures import ref_fixture
 from lessonkit.i18n import _
 from lessonkit.learner import LearnerError
 
@@ -57,11 +58,6 @@ def embedding_no_mask(ids, shards, mode):
     ids, shards = np.asarray(ids), f64(shards)
     size = len(shards[0])
     return sum(s[out_of_shard(ids - r * size, size, mode)] for r, s in enumerate(shards))
-
-
-def embedding_global_index(ids, shards):
-    """Masked, but the shard indexed with the global id (clipped to the shard)."""
-    return sum(embedding_shares(ids, shards, index_global=True))
 
 
 # --- the loss ------------------------------------------------------------------------------
@@ -133,12 +129,7 @@ def grad_local_max(shards, targets):
     return grad(shards, targets, np.concatenate([x / total for x in e], axis=1))
 
 
-@pytest.fixture
-def ref():
-    """This module's names: the correct functions and the classic wrong ones, expect_close_range and
-    call_lookup. All live in the checks folder, which learner code cannot reach where it runs
-    apart from the grader (docs/threat-model.md), so a solution cannot borrow their answers."""
-    return SimpleNamespace(**globals())
+ref = ref_fixture(globals())
 
 
 def call_lookup(solution, name, *args):
@@ -241,11 +232,6 @@ def random_logits(seed, T, V, n, scale=3.0):
     targets = rng.integers(0, V, size=T)
     targets[: min(T, n)] = [owned_range(V, r, n)[0] + r % (V // n) for r in range(min(T, n))]
     return shards, targets
-
-
-@pytest.fixture
-def problem():
-    return random_logits
 
 
 @pytest.fixture

@@ -1,9 +1,9 @@
 """Checks of vocab_range(V, rank, n): GPU rank owns ids [rank·V/n, (rank+1)·V/n)."""
 import numpy as np
-import pytest
 
 from lessonkit.checking import call, describe, expect_close, fail
 from lessonkit.checkmath import gpu_count
+from lessonkit.fixtures import cases
 from lessonkit.i18n import _
 
 
@@ -50,8 +50,7 @@ def test_example(solution):
         expect_range(solution, 8, rank, 2)
 
 
-@pytest.mark.parametrize("V,n", [(6, 1), (12, 3), (32, 4), (16, 16), (50304, 8)],
-                         ids=["V=6 n=1", "V=12 n=3", "V=32 n=4", "V=16 n=16", "V=50304 n=8"])
+@cases("V,n", [(6, 1), (12, 3), (32, 4), (16, 16), (50304, 8)])
 def test_every_rank(solution, V, n):
     """vocab_range gives every GPU its own contiguous V/n ids, end exclusive, in GPU order"""
     for rank in range(n):

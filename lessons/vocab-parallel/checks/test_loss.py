@@ -1,9 +1,9 @@
 """Checks of vp_cross_entropy(logit_shards, targets): the exact per-token loss from three
 all-reduces (max, sum of exponentials, target logit)."""
 import numpy as np
-import pytest
 
 from lessonkit.checking import as_array, describe, expect_unchanged, fail
+from lessonkit.fixtures import cases
 from lessonkit.i18n import _
 
 # Relative to the logits' magnitude: a float32 solution (off by ~1e-7 of it) passes, and each
@@ -68,37 +68,35 @@ def test_megatron_unit_test(solution, ref, megatron_example):
     expect_loss(solution, ref, megatron_example.shards, megatron_example.targets)
 
 
-@pytest.mark.parametrize("T,V,n", [(5, 6, 1), (7, 12, 3), (16, 32, 2), (32, 64, 8), (4, 16, 16)],
-                         ids=["T=5 V=6 n=1", "T=7 V=12 n=3", "T=16 V=32 n=2", "T=32 V=64 n=8",
-                              "T=4 V=16 n=16"])
-def test_random(solution, ref, problem, T, V, n):
+@cases("T,V,n", [(5, 6, 1), (7, 12, 3), (16, 32, 2), (32, 64, 8), (4, 16, 16)])
+def test_random(solution, ref, T, V, n):
     """vp_cross_entropy equals the unsplit cross-entropy on random logits, targets on every GPU"""
-    shards, targets = problem(100 * T + V + n, T, V, n)
+    shards, targets = ref.random_logits(100 * T + V + n, T, V, n)
     expect_loss(solution, ref, shards, targets)
 
 
-def test_one_token(solution, ref, problem):
+def test_one_token(solution, ref):
     """vp_cross_entropy returns shape (1,) for a single token"""
-    shards, targets = problem(9, 1, 8, 4)
+    shards, targets = ref.random_logits(9, 1, 8, 4)
     expect_loss(solution, ref, shards, targets)
 
 
-@pytest.mark.parametrize("n", [1, 4], ids=["n=1", "n=4"])
-def test_large_logits(solution, ref, problem, n):
+@cases("n", [1, 4])
+def test_large_logits(solution, ref, n):
     """vp_cross_entropy stays finite and exact for logits of magnitude 1e3"""
-    shards, targets = problem(11 + n, 8, 32, n, scale=1e3)
+    shards, targets = ref.random_logits(11 + n, 8, 32, n, scale=1e3)
     expect_loss(solution, ref, shards, targets)
 
 
-def test_float32_logits(solution, ref, problem):
+def test_float32_logits(solution, ref):
     """vp_cross_entropy works on float32 logits of magnitude 1e3"""
-    shards, targets = problem(13, 8, 32, 4, scale=1e3)
+    shards, targets = ref.random_logits(13, 8, 32, 4, scale=1e3)
     expect_loss(solution, ref, [s.astype(np.float32) for s in shards], targets)
 
 
-def test_inputs_unchanged(solution, ref, problem):
+def test_inputs_unchanged(solution, ref):
     """vp_cross_entropy leaves the logit shards and the targets unchanged"""
-    shards, targets = problem(15, 6, 16, 4)
+    shards, targets = ref.random_logits(15, 6, 16, 4)
     expect_unchanged(ref.call_lookup(solution, "vp_cross_entropy", shards, targets))
 
 

@@ -1,9 +1,9 @@
 """Checks of vp_cross_entropy_grad(logit_shards, targets): each GPU's slice of
 softmax(z) − onehot(target), from the reductions the loss already made."""
 import numpy as np
-import pytest
 
 from lessonkit.checking import describe, expect_unchanged, fail, to_array
+from lessonkit.fixtures import cases
 from lessonkit.i18n import _
 
 # Entries lie in [−1, 1]: float32 arithmetic (~1e-7) passes; every classic mistake is off by
@@ -82,30 +82,28 @@ def test_example(solution, ref, ce_example):
     expect_grad(solution, ref, ce_example.shards, ce_example.targets)
 
 
-@pytest.mark.parametrize("T,V,n", [(5, 6, 1), (7, 12, 3), (16, 32, 2), (32, 64, 8), (4, 16, 16)],
-                         ids=["T=5 V=6 n=1", "T=7 V=12 n=3", "T=16 V=32 n=2", "T=32 V=64 n=8",
-                              "T=4 V=16 n=16"])
-def test_random(solution, ref, problem, T, V, n):
+@cases("T,V,n", [(5, 6, 1), (7, 12, 3), (16, 32, 2), (32, 64, 8), (4, 16, 16)])
+def test_random(solution, ref, T, V, n):
     """vp_cross_entropy_grad equals softmax(z) − onehot(target), sliced per GPU, on random logits"""
-    shards, targets = problem(100 * T + V + n + 1, T, V, n)
+    shards, targets = ref.random_logits(100 * T + V + n + 1, T, V, n)
     expect_grad(solution, ref, shards, targets)
 
 
-def test_large_logits(solution, ref, problem):
+def test_large_logits(solution, ref):
     """vp_cross_entropy_grad stays finite and exact for logits of magnitude 1e3"""
-    shards, targets = problem(17, 8, 32, 4, scale=1e3)
+    shards, targets = ref.random_logits(17, 8, 32, 4, scale=1e3)
     expect_grad(solution, ref, shards, targets)
 
 
-def test_float32_logits(solution, ref, problem):
+def test_float32_logits(solution, ref):
     """vp_cross_entropy_grad works on float32 logits"""
-    shards, targets = problem(19, 8, 32, 4)
+    shards, targets = ref.random_logits(19, 8, 32, 4)
     expect_grad(solution, ref, [s.astype(np.float32) for s in shards], targets)
 
 
-def test_inputs_unchanged(solution, ref, problem):
+def test_inputs_unchanged(solution, ref):
     """vp_cross_entropy_grad leaves the logit shards and the targets unchanged"""
-    shards, targets = problem(21, 6, 16, 4)
+    shards, targets = ref.random_logits(21, 6, 16, 4)
     expect_unchanged(ref.call_lookup(solution, "vp_cross_entropy_grad", shards, targets))
 
 
