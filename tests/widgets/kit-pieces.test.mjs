@@ -1,9 +1,9 @@
 // Unit tests for the kit's DOM-free pieces that every widget's verdicts and steps rest on:
-// closeTo (matrix.js), clampStep (controls.js), and tryMine's run bookkeeping (try-mine.js:
+// closeTo, hasShape, geluGrad, zeros, transpose, chunkRows (matrix.js), clampStep (controls.js), and tryMine's run bookkeeping (try-mine.js:
 // start, last, resultsFor), with a fake runner in place of the page's Python.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { closeTo } from "../../web/src/widgets/matrix.js";
+import { closeTo, chunkRows, gelu, geluGrad, hasShape, transpose, zeros } from "../../web/src/widgets/matrix.js";
 import { clampStep } from "../../web/src/widgets/controls.js";
 import { tryMine } from "../../web/src/widgets/try-mine.js";
 
@@ -14,6 +14,20 @@ test("closeTo is relative to the wanted number, with a floor near zero", () => {
   assert.ok(closeTo(5e-7, 0));                     // floor 1: absolute near zero
   assert.ok(!closeTo(5e-7, 0, 1e-6, 0));           // floor 0: only exactly zero
   assert.ok(!closeTo("nan", 1) && !closeTo([1], 1) && !closeTo(NaN, NaN));
+});
+
+test("hasShape: a learner's result is numbers of exactly the shape asked for", () => {
+  assert.ok(hasShape([[1, 2], [3, 4], [5, 6]], [3, 2]) && hasShape([1.5, -2], [2]) && hasShape(7, []));
+  assert.ok(!hasShape([[1, 2], [3]], [2, 2]));                  // ragged
+  assert.ok(!hasShape([[1, 2]], [2, 2]) && !hasShape([1, 2], [1, 2])); // too few rows; a vector is not a row
+  assert.ok(!hasShape([1, "nan"], [2]) && !hasShape(null, [2]));  // NaN comes back as a string
+});
+
+test("geluGrad is GeLU's derivative; zeros, transpose and chunkRows lay out matrices", () => {
+  for (const x of [-3, -0.5, 0, 0.7, 2.5]) assert.ok(Math.abs(geluGrad(x) - (gelu(x + 1e-6) - gelu(x - 1e-6)) / 2e-6) < 1e-8, `x = ${x}`);
+  assert.deepEqual(zeros(2, 3), [[0, 0, 0], [0, 0, 0]]);
+  assert.deepEqual(transpose([[1, 2, 3], [4, 5, 6]]), [[1, 4], [2, 5], [3, 6]]);
+  assert.deepEqual(chunkRows([[1], [2], [3], [4]], 2), [[[1], [2]], [[3], [4]]]);
 });
 
 test("clampStep keeps a step within 1…last", () => {

@@ -12,7 +12,7 @@ import { blocked, card, dataTable, gpuCard, matrixFigure, valueLine } from "widg
 import { live } from "widget-kit/live.js";
 import { missedSumHint } from "widget-kit/missed-sum.js";
 import { verdict } from "widget-kit/try-mine.js";
-import { formatNumber, formatVector, indexRange, shardRange } from "widget-kit/matrix.js";
+import { formatNumber, formatVector, hasShape, indexRange, shardRange } from "widget-kit/matrix.js";
 import { fgFlow, maxMatrixDiff, MODES } from "../widget-lib/fg-math.js";
 
 export const calls = ["tp_mlp_backward"];
@@ -137,16 +137,14 @@ export function judge(result, truth, N) {
   // run_calls sends NaN and infinities as the strings "nan", "inf", "-inf": numbers, just wrong ones.
   const SPECIAL = { nan: NaN, inf: Infinity, "-inf": -Infinity };
   const numbers = (v) => (Array.isArray(v) ? v.map(numbers) : typeof v === "string" && v in SPECIAL ? SPECIAL[v] : v);
-  const isVector = (v, n) => Array.isArray(v) && v.length === n && v.every((x) => typeof x === "number");
-  const isMatrix = (M, r, c) => Array.isArray(M) && M.length === r && M.every((row) => isVector(row, c));
   const D = truth.dX.length;
   const [dX, grads] = Array.isArray(result) ? numbers(result) : [];
   const w = F / N;
   const scale = Math.max(1, ...truth.dX.map(Math.abs), ...truth.dA.flat().map(Math.abs), ...truth.dB.flat().map(Math.abs));
   const close = (d) => d <= 1e-6 * scale; // float32 arithmetic in the learner's code passes
-  const shapesOk = isVector(dX, D) && Array.isArray(grads) && grads.length === N
-    && grads.every((p) => Array.isArray(p) && p.length === 2 && isMatrix(p[0], D, w) && isMatrix(p[1], w, D));
-  if (!shapesOk) return { kind: "shape", dX: isVector(dX, D) ? dX : null };
+  const shapesOk = hasShape(dX, [D]) && Array.isArray(grads) && grads.length === N
+    && grads.every((p) => Array.isArray(p) && p.length === 2 && hasShape(p[0], [D, w]) && hasShape(p[1], [w, D]));
+  if (!shapesOk) return { kind: "shape", dX: hasShape(dX, [D]) ? dX : null };
   if (!close(Math.max(...dX.map((v, k) => Math.abs(v - truth.dX[k]))))) return { kind: "dx", dX };
   for (let i = 0; i < N; i++) {
     const [s, e] = shardRange(F, N, i);

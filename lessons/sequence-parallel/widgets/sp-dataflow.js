@@ -12,8 +12,8 @@ import { select } from "widget-kit/controls.js";
 import { blocked, card, matrixTable } from "widget-kit/views.js";
 import { live } from "widget-kit/live.js";
 import { verdict } from "widget-kit/try-mine.js";
-import { closeTo, decimalIn, formatNumber, indexRange } from "widget-kit/matrix.js";
-import { spMlpBlock, chunkRows } from "../widget-lib/sp-math.js";
+import { chunkRows, closeTo, decimalIn, formatNumber, hasShape, indexRange } from "widget-kit/matrix.js";
+import { spMlpBlock } from "../widget-lib/sp-math.js";
 
 export const calls = ["sp_mlp_block"];
 
@@ -99,9 +99,7 @@ export function mount(el, ctx) {
 
 /** {kind: "match"} | {kind: "shape"} | {kind: "values", i}: the learner's chunks against ours. */
 export function compareChunks(got, want) {
-  const isMatrix = (M, like) => Array.isArray(M) && M.length === like.length
-    && M.every((row, r) => Array.isArray(row) && row.length === like[r].length && row.every((v) => typeof v === "number"));
-  if (!Array.isArray(got) || got.length !== want.length || !got.every((M, i) => isMatrix(M, want[i]))) return { kind: "shape" };
+  if (!Array.isArray(got) || got.length !== want.length || !got.every((M, i) => hasShape(M, [want[i].length, want[i][0].length]))) return { kind: "shape" };
   const i = want.findIndex((M, k) => M.some((row, r) => row.some((v, c) => !closeTo(got[k][r][c], v))));
   return i < 0 ? { kind: "match" } : { kind: "values", i };
 }

@@ -7,7 +7,13 @@ const SQRT_2_OVER_PI = Math.sqrt(2 / Math.PI);
 export function gelu(x) {
   // For |x| beyond ~1e102 the cube overflows to ±Infinity; tanh(±Infinity) = ±1 keeps the
   // result finite (x or -0), so no special case is needed.
-  return 0.5 * x * (1 + Math.tanh(SQRT_2_OVER_PI * (x + 0.044715 * x * x * x)));
+  return 0.5 * x * (1 + Math.tanh(SQRT_2_OVER_PI * (x + 0.044715 * x ** 3)));
+}
+
+/** The derivative of that GeLU (the learner's gelu_grad). */
+export function geluGrad(x) {
+  const t = Math.tanh(SQRT_2_OVER_PI * (x + 0.044715 * x ** 3));
+  return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * SQRT_2_OVER_PI * (1 + 3 * 0.044715 * x * x);
 }
 
 export function relu(x) {
@@ -95,6 +101,21 @@ export function vecMat(x, M) {
 /** M (R×K) times P (K×C): each row of M through vecMat, so every widget gets the same sums. */
 export function matMul(M, P) {
   return M.map((row) => vecMat(row, P));
+}
+
+/** An R × C matrix of zeros. */
+export function zeros(R, C) {
+  return Array.from({ length: R }, () => new Array(C).fill(0));
+}
+
+export function transpose(M) {
+  return M[0].map((_, c) => M.map((row) => row[c]));
+}
+
+/** Row chunk i of M for each of n GPUs (n divides M's rows): the layout of sequence parallelism. */
+export function chunkRows(M, n) {
+  const size = M.length / n;
+  return Array.from({ length: n }, (_, i) => M.slice(i * size, (i + 1) * size));
 }
 
 export function addMatrices(P, Q) {
@@ -237,6 +258,16 @@ export function shapeOf(value) {
   const inner = value.map(shapeOf);
   if (inner.some((s) => s === null || s.join() !== inner[0].join())) return null;
   return [value.length, ...inner[0]];
+}
+
+/**
+ * Whether the learner's `value` is a nested list of numbers of exactly this `shape` ([T] a
+ * vector, [T, D] a matrix, [] one number). NaN and infinities come back from the worker as
+ * strings, so they are not numbers here.
+ */
+export function hasShape(value, shape) {
+  if (!shape.length) return typeof value === "number";
+  return Array.isArray(value) && value.length === shape[0] && value.every((v) => hasShape(v, shape.slice(1)));
 }
 
 /**
