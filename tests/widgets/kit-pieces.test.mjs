@@ -1,10 +1,13 @@
 // Unit tests for the kit's DOM-free pieces that every widget's verdicts and steps rest on:
-// closeTo, hasShape, geluGrad, zeros, transpose, chunkRows (matrix.js), clampStep (controls.js), and tryMine's run bookkeeping (try-mine.js:
+// closeTo, hasShape, geluGrad, zeros, transpose, chunkRows (matrix.js), formatExponent (i18n.js),
+// heightFor (plot.js), clampStep (controls.js), and tryMine's run bookkeeping (try-mine.js:
 // start, last, resultsFor), with a fake runner in place of the page's Python.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { closeTo, chunkRows, gelu, geluGrad, hasShape, transpose, zeros } from "../../web/src/widgets/matrix.js";
 import { clampStep } from "../../web/src/widgets/controls.js";
+import { formatExponent } from "../../web/src/widgets/i18n.js";
+import { heightFor } from "../../web/src/widgets/plot.js";
 import { tryMine } from "../../web/src/widgets/try-mine.js";
 
 test("closeTo is relative to the wanted number, with a floor near zero", () => {
@@ -28,6 +31,12 @@ test("geluGrad is GeLU's derivative; zeros, transpose and chunkRows lay out matr
   assert.deepEqual(zeros(2, 3), [[0, 0, 0], [0, 0, 0]]);
   assert.deepEqual(transpose([[1, 2, 3], [4, 5, 6]]), [[1, 4], [2, 5], [3, 6]]);
   assert.deepEqual(chunkRows([[1], [2], [3], [4]], 2), [[[1], [2]], [[3], [4]]]);
+});
+
+test("formatExponent writes a rounding difference the language's way; heightFor keeps a plot readable", () => {
+  assert.deepEqual([formatExponent("en", 1.7e-16), formatExponent("pl", 1.7e-16), formatExponent("pl", 3.14159e-12, 2), formatExponent("en", 0)],
+    ["1.7e-16", "1,7e-16", "3,14e-12", "0"]);
+  assert.deepEqual([heightFor(300, 220), heightFor(500, 220), heightFor(640, 200)], [220, 250, 280]);
 });
 
 test("clampStep keeps a step within 1…last", () => {

@@ -117,11 +117,10 @@ export function randomProblem(seed, { L = 2, T = 4, D = 4, F = 8 } = {}) {
   return { blocks, X: mat(T, D, 1), target: mat(T, D, 1) };
 }
 
-/** Collectives per layer and for PyTorch's test model (L layers, embeddings, output layer). */
-export function layerCounts(sp) {
-  return sp ? { forward: { all_gather: 2, reduce_scatter: 2 }, backward: { all_gather: 4, reduce_scatter: 2, all_reduce: 1 } }
-    : { forward: { all_reduce: 2 }, backward: { all_reduce: 2 } };
-}
+/** A count of collectives as PyTorch's CommDebugMode prints it: "{all_reduce: 2}", in the order `ops`. */
+export const countText = (c, ops = Object.keys(c)) => "{" + ops.filter((op) => c[op]).map((op) => `${op}: ${c[op]}`).join(", ") + "}";
+
+/** Collectives for PyTorch's test model (L layers, embeddings, output layer). */
 export function pytorchCounts(L, sp) {
   // test_tp_examples.py's Transformer: token and position embeddings (row-wise), separate
   // wq/wk/wv (column-wise), wo and w2 row-wise, the output layer column-wise.
