@@ -1,5 +1,6 @@
 // The kit's pieces that build nodes, on a stand-in document (the page concerns, layout and
-// colour, are the browser tests'): drawn.js's life of a widget and views.js's gpuBadge.
+// colour, are the browser tests'): drawn.js's life of a widget, views.js's gpuBadge and panel,
+// unsplit.js's verdict.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
@@ -16,7 +17,8 @@ class FakeNode {
 globalThis.Node = FakeNode;
 globalThis.document = { createElement: (tag) => new FakeNode(tag) };
 const { drawn } = await import("../../web/src/widgets/drawn.js");
-const { gpuBadge } = await import("../../web/src/widgets/views.js");
+const { gpuBadge, panel } = await import("../../web/src/widgets/views.js");
+const { unsplitVerdict } = await import("../../web/src/widgets/unsplit.js");
 
 test("drawn draws in the page's language, updates after each drawing, and draws again on a switch", () => {
   const el = new FakeNode("div");
@@ -39,4 +41,18 @@ test("drawn draws in the page's language, updates after each drawing, and draws 
 test("gpuBadge is a badge span with the GPU's name", () => {
   const badge = gpuBadge("GPU 1");
   assert.deepEqual([badge.tag, badge.attrs.class, badge.textContent], ["span", "tpw-gpu-badge", "GPU 1"]);
+});
+
+test("panel is a results panel under its heading, the heading left out when it has none", () => {
+  const p = panel({ cls: "tpw-reduce", title: "All-reduce", testid: "comm" }, "a", ["b", null]);
+  assert.deepEqual([p.attrs.class, p.attrs["data-testid"], p.children[0].tag, p.textContent], ["tpw-panel tpw-reduce", "comm", "h4", "All-reduceab"]);
+  const bare = panel({}, "x");
+  assert.deepEqual([bare.attrs.class, bare.attrs["data-testid"], bare.children], ["tpw-panel", undefined, ["x"]]);
+});
+
+test("unsplitVerdict: ✓ equal, or ✗ not-equal naming the difference, in the widget's words", () => {
+  const t = (lang, key, vars) => `${lang}:${key}${vars ? ` ${vars.diff}` : ""}`;
+  const ok = unsplitVerdict(t, "pl", true, "1e-16"), bad = unsplitVerdict(t, "en", false, "0.5");
+  assert.deepEqual([ok.attrs["data-testid"], ok.attrs["data-ok"], ok.textContent], ["equal", "true", "✓ pl:equal"]);
+  assert.deepEqual([bad.attrs["data-ok"], bad.textContent], ["false", "✗ en:not-equal 0.5"]);
 });

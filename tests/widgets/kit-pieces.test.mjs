@@ -1,6 +1,6 @@
 // Unit tests for the kit's DOM-free pieces that every widget's verdicts and steps rest on:
 // closeTo, hasShape, geluGrad, zeros, transpose, chunkRows (matrix.js), formatExponent (i18n.js),
-// heightFor (plot.js), clampStep (controls.js), and tryMine's run bookkeeping (try-mine.js:
+// heightFor (plot.js), resizeTexts (grid.js), clampStep (controls.js), and tryMine's run bookkeeping (try-mine.js:
 // start, last, resultsFor), with a fake runner in place of the page's Python.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -8,6 +8,7 @@ import { closeTo, chunkRows, gelu, geluGrad, hasShape, transpose, zeros } from "
 import { clampStep } from "../../web/src/widgets/controls.js";
 import { formatExponent } from "../../web/src/widgets/i18n.js";
 import { heightFor } from "../../web/src/widgets/plot.js";
+import { resizeTexts } from "../../web/src/widgets/grid.js";
 import { tryMine } from "../../web/src/widgets/try-mine.js";
 
 test("closeTo is relative to the wanted number, with a floor near zero", () => {
@@ -37,6 +38,12 @@ test("formatExponent writes a rounding difference the language's way; heightFor 
   assert.deepEqual([formatExponent("en", 1.7e-16), formatExponent("pl", 1.7e-16), formatExponent("pl", 3.14159e-12, 2), formatExponent("en", 0)],
     ["1.7e-16", "1,7e-16", "3,14e-12", "0"]);
   assert.deepEqual([heightFor(300, 220), heightFor(500, 220), heightFor(640, 200)], [220, 250, 280]);
+});
+
+test("resizeTexts keeps what overlaps and fills the new entries", () => {
+  const typed = [["1", "x"], ["3", "4"]];
+  assert.deepEqual(resizeTexts(typed, 1, 3), [["1", "x", "0"]]);
+  assert.deepEqual(resizeTexts(typed, 3, 2, (r, c) => `${r}${c}`), [["1", "x"], ["3", "4"], ["20", "21"]]);
 });
 
 test("clampStep keeps a step within 1…last", () => {

@@ -8,7 +8,7 @@ import { translator } from "widget-kit/i18n.js";
 import TEXT from "./fg-flow.text.json" with { type: "json" };
 import { matrixInput } from "widget-kit/grid.js";
 import { radios, select } from "widget-kit/controls.js";
-import { blocked, card, dataTable, gpuCard, matrixFigure, valueLine } from "widget-kit/views.js";
+import { blocked, card, dataTable, gpuBadge, gpuCard, matrixFigure, panel, valueLine } from "widget-kit/views.js";
 import { live } from "widget-kit/live.js";
 import { missedSumHint } from "widget-kit/missed-sum.js";
 import { verdict } from "widget-kit/try-mine.js";
@@ -98,16 +98,9 @@ export function mount(el, ctx) {
       none: ["dX = ", ...sub("dX", 0)],
       weights: ["dX = ", ...names("dX")],
     }[state.mode];
-    const kept = r.kept.map((k, i) =>
-      h(
-        "div",
-        { class: `fg-flow-kept gpu-${i} ${r.keptOk[i] ? "is-equal" : "is-different"}`, "data-testid": `kept-${i}`, "data-ok": String(r.keptOk[i]) },
-        h("span", { class: "tpw-gpu-badge" }, t(lang, "gpu", { i })),
-        h("span", { class: "tpw-icon", "aria-hidden": "true" }, r.keptOk[i] ? "✓" : "✗"),
-        matrixView(["d", ...sub("A", i)], k.dA),
-        matrixView(["d", ...sub("B", i)], k.dB)
-      )
-    );
+    const kept = r.kept.map((k, i) => h("div", { class: `fg-flow-kept gpu-${i} ${r.keptOk[i] ? "is-equal" : "is-different"}`, "data-testid": `kept-${i}`, "data-ok": String(r.keptOk[i]) },
+      gpuBadge(t(lang, "gpu", { i })), h("span", { class: "tpw-icon", "aria-hidden": "true" }, r.keptOk[i] ? "✓" : "✗"),
+      matrixView(["d", ...sub("A", i)], k.dA), matrixView(["d", ...sub("B", i)], k.dB)));
     return [
       h("h4", { class: "fg-flow-phase" }, t(lang, "forward")),
       operator("f", t(lang, "f-forward"), line("X", "X", X, "f-X")),
@@ -120,16 +113,10 @@ export function mount(el, ctx) {
         line("dX", fBackward, r.dX, "dX"),
         verdict(r.dXOk, r.dXOk ? t(lang, "dx-ok") : t(lang, "dx-bad", { want: formatVector(r.truth.dX, "()", lang), diff: formatNumber(r.dXDiff, lang) }), null, "dx-verdict"),
       ], state.mode !== "sum" && state.mode !== "weights" && N > 1),
-      h(
-        "div",
-        { class: "tpw-panel fg-flow-kept-panel" },
-        h("h4", {}, t(lang, "kept-title")),
-        h("div", { class: "fg-flow-kept-list" }, kept),
-        verdict(r.keptOk.every(Boolean), r.keptOk.every(Boolean) ? t(lang, "grads-ok") : t(lang, "grads-bad"), null, "grads-verdict")
-      ),
+      panel({ cls: "fg-flow-kept-panel", title: t(lang, "kept-title") }, h("div", { class: "fg-flow-kept-list" }, kept),
+        verdict(r.keptOk.every(Boolean), r.keptOk.every(Boolean) ? t(lang, "grads-ok") : t(lang, "grads-bad"), null, "grads-verdict")),
     ];
   }
-
 }
 
 /** The learner's (dX, grads) against the unsplit truth: {kind: match | dx | grads | shape, dX, gpu}. */
@@ -157,10 +144,6 @@ export function judge(result, truth, N) {
 
 /** A bar showing where f or g acts, what it does there, and its result. */
 function operator(name, what, body, wrong = false) {
-  return h(
-    "div",
-    { class: `fg-flow-op fg-flow-op-${name}${wrong ? " is-wrong" : ""}`, "data-testid": `op-${name}` },
-    h("p", { class: "fg-flow-op-head" }, h("span", { class: "fg-flow-op-name" }, name), " ", what),
-    body
-  );
+  return h("div", { class: `fg-flow-op fg-flow-op-${name}${wrong ? " is-wrong" : ""}`, "data-testid": `op-${name}` },
+    h("p", { class: "fg-flow-op-head" }, h("span", { class: "fg-flow-op-name" }, name), " ", what), body);
 }

@@ -5,14 +5,15 @@
 
 import "./sp-dataflow.css";
 import { h, fill } from "widget-kit/dom.js";
-import { translator } from "widget-kit/i18n.js";
+import { formatExponent, translator } from "widget-kit/i18n.js";
 import TEXT from "./sp-dataflow.text.json" with { type: "json" };
-import { matrixInput, showErrors } from "widget-kit/grid.js";
+import { matrixInput, resizeTexts, showErrors } from "widget-kit/grid.js";
 import { select } from "widget-kit/controls.js";
-import { blocked, card, matrixTable } from "widget-kit/views.js";
+import { blocked, card, gpuBadge, matrixTable, panel } from "widget-kit/views.js";
 import { live } from "widget-kit/live.js";
 import { verdict } from "widget-kit/try-mine.js";
-import { chunkRows, closeTo, decimalIn, formatNumber, hasShape, indexRange } from "widget-kit/matrix.js";
+import { unsplitVerdict } from "widget-kit/unsplit.js";
+import { chunkRows, closeTo, formatNumber, hasShape, indexRange } from "widget-kit/matrix.js";
 import { spMlpBlock } from "../widget-lib/sp-math.js";
 
 export const calls = ["sp_mlp_block"];
@@ -44,7 +45,7 @@ export function mount(el, ctx) {
       const size = (name, options) => select({ label: t(lang, `size-${name}`), options, value: state[name], attrs: { "data-size": name },
         onChange: (v) => {
           state[name] = v;
-          if (name === "T") state.text.X = Array.from({ length: v }, (_, r) => state.text.X[r] ?? [String(r % 3), String((2 * r + 1) % 4)]);
+          if (name === "T") state.text.X = resizeTexts(state.text.X, v, 2, (r, c) => String(c ? (2 * r + 1) % 4 : r % 3));
           w.render(`select[data-size="${name}"]`);
         } });
       const grid = (name, label, more) => matrixInput({ name: label, testid: `errors-${name}`, caption: t(lang, `caption-${name}`), values: state.text[name],
@@ -69,7 +70,7 @@ export function mount(el, ctx) {
       const rows = state.T / n;
       const own = (i) => () => i;
       const cards = r.gpus.map((g, i) => h("article", { class: `spdf-gpu gpu-${i}`, "data-testid": `gpu-${i}` },
-        h("h4", {}, h("span", { class: "tpw-gpu-badge" }, t(lang, "gpu", { i })), " ", t(lang, "owns", { rows: indexRange(i * rows, (i + 1) * rows) })),
+        h("h4", {}, gpuBadge(t(lang, "gpu", { i })), " ", t(lang, "owns", { rows: indexRange(i * rows, (i + 1) * rows) })),
         stage(t(lang, "stage-x"), matrixView(g.X, own(i), `x-${i}`, lang)),
         stage(t(lang, "stage-ln"), matrixView(g.Z_own, own(i), `ln-${i}`, lang)),
         stage(t(lang, "stage-ag"), matrixView(g.Z, ownerOf, `ag-${i}`, lang), "spdf-comm"),
@@ -79,8 +80,8 @@ export function mount(el, ctx) {
       const sent = (n - 1) * rows * 2;
       const equal = r.maxDiff <= 1e-9;
       fill(view.stages, h("div", { class: "spdf-gpus" }, cards),
-        verdict(equal, equal ? t(lang, "equal") : t(lang, "not-equal", { diff: decimalIn(lang, r.maxDiff.toExponential(2)) }), null, "equal"),
-        h("div", { class: "tpw-panel spdf-commbox", "data-testid": "comm" }, h("h4", {}, t(lang, "comm-title")),
+        unsplitVerdict(t, lang, equal, formatExponent(lang, r.maxDiff, 2)),
+        panel({ cls: "spdf-commbox", testid: "comm", title: t(lang, "comm-title") },
           h("p", {}, n === 1 ? t(lang, "comm-one") : t(lang, "comm", { count: sent, sum: 2 * sent, TD: state.T * 2 }))));
       return { input, result: r };
     },

@@ -5,14 +5,15 @@
 // numbers.
 
 import { h, fill } from "widget-kit/dom.js";
-import { translator } from "widget-kit/i18n.js";
+import { formatExponent, translator } from "widget-kit/i18n.js";
 import TEXT from "./attention-heads.text.json" with { type: "json" };
 import { matrixInput } from "widget-kit/grid.js";
 import { select, toggle } from "widget-kit/controls.js";
-import { blocked, card, gpuCard, matrixFigure } from "widget-kit/views.js";
+import { blocked, card, gpuCard, matrixFigure, panel } from "widget-kit/views.js";
 import { live } from "widget-kit/live.js";
 import { missedSumHint, sumTerms } from "widget-kit/missed-sum.js";
 import { verdict } from "widget-kit/try-mine.js";
+import { unsplitVerdict } from "widget-kit/unsplit.js";
 import { decimalIn, divisors, formatNumber, indexRange } from "widget-kit/matrix.js";
 import { tpAttention, seededWeights, compareLearnerAttention } from "../widget-lib/attention.js";
 import "./attention-heads.css";
@@ -34,7 +35,7 @@ const HEAD_OPTIONS = divisors(D); // 1, 2, 4, 8
 
 const t = translator(TEXT);
 /** A difference as the learner reads it: "2.7" or "0.004" when visible at 3 decimals, else "3.1e-12". */
-const formatDiff = (d, lang) => (d >= 0.001 ? formatNumber(d, lang) : decimalIn(lang, d.toExponential(1)));
+const formatDiff = (d, lang) => (d >= 0.001 ? formatNumber(d, lang) : formatExponent(lang, d, 1));
 
 export function mount(el, ctx) {
   const state = { nHeads: DEFAULT_HEADS, N: DEFAULT_N, causal: true, seed: 1, text: DEFAULT_X.map((row) => row.map(String)) }; // text: what the learner typed
@@ -104,15 +105,11 @@ export function mount(el, ctx) {
     });
     return [
       h("div", { class: "tpw-gpus attention-heads-gpus" }, cards),
-      h(
-        "div",
-        { class: "tpw-panel tpw-reduce" },
-        h("h4", {}, t(lang, "reduce-title")),
+      panel({ cls: "tpw-reduce", title: t(lang, "reduce-title") },
         h("div", { class: "attention-heads-compare" },
           matrixView(t(lang, "sum", { count: state.N, terms: sumTerms("Y", state.N) }), r.sum, "sum", lang),
           matrixView(t(lang, "unsplit"), r.unsplit, "unsplit", lang)),
-        verdict(r.equal, r.equal ? t(lang, "equal") : t(lang, "not-equal", { diff: formatDiff(r.maxDiff, lang) }), null, "equal")
-      ),
+        unsplitVerdict(t, lang, r.equal, formatDiff(r.maxDiff, lang))),
     ];
   }
 

@@ -6,7 +6,7 @@
 import "./tp-scaling.css";
 import { h, fill } from "widget-kit/dom.js";
 import { formatFixed, formatPercent, translator } from "widget-kit/i18n.js";
-import { card, dataTable } from "widget-kit/views.js";
+import { card, dataTable, panel } from "widget-kit/views.js";
 import TEXT from "./tp-scaling.text.json" with { type: "json" };
 import { closeTo, parseNumber } from "widget-kit/matrix.js";
 import { fieldGroup, numberField, readNumber } from "widget-kit/controls.js";
@@ -65,7 +65,7 @@ export function mount(el, ctx) {
         summary: h("p", { class: "tps-summary", "data-testid": "summary" }), plots: h("div", { class: "tps-plots" }), legend: h("div"), table: h("div", { class: "tps-table-wrap" }) };
       renderPredict(lang);
       return card({ lang, cls: "tps", title: t(lang, "title"), intro: t(lang, "intro") },
-        h("div", { class: "tpw-panel tps-predict" }, h("h4", {}, t(lang, "predict-title")), h("p", {}, t(lang, "predict-prompt")),
+        panel({ cls: "tps-predict", title: t(lang, "predict-title") }, h("p", {}, t(lang, "predict-prompt")),
           h("div", { class: "tps-guess" }, guess.el, h("button", { type: "button", class: "tpw-button", "data-testid": "reveal-button", onclick: reveal }, t(lang, "predict-button"))),
           view.echo, view.reveal),
         h("fieldset", { class: "tps-controls" }, controls.els),

@@ -6,7 +6,7 @@
 import "./tp-timeline.css";
 import { h, fill } from "widget-kit/dom.js";
 import { translator } from "widget-kit/i18n.js";
-import { blocked, card, gpuBadge } from "widget-kit/views.js";
+import { blocked, card, gpuBadge, panel } from "widget-kit/views.js";
 import { drawn } from "widget-kit/drawn.js";
 import TEXT from "./tp-timeline.text.json" with { type: "json" };
 import { numberField, readNumber, select, toggle } from "widget-kit/controls.js";
@@ -79,8 +79,7 @@ export function mount(el, ctx) {
       const column = (title, c, id) => h("div", { class: "tptl-count", "data-testid": id }, h("h5", {}, title), line("count-fwd", c.forward), line("count-bwd", c.backward));
       fill(view.out,
         h("div", { class: "tptl-phases" }, lanes(lang, t(lang, "forward"), forward), lanes(lang, t(lang, "backward"), backward)),
-        h("div", { class: "tpw-panel tptl-counts", "data-testid": "counts" },
-          h("h4", {}, t(lang, "counts")),
+        panel({ cls: "tptl-counts", testid: "counts", title: t(lang, "counts") },
           h("div", { class: "tptl-columns" }, column(t(lang, "count-ours", { L }), ours, "ours"), column(t(lang, "count-pt", { count: L }), pt, "pytorch")),
           h("p", { class: "tpw-hint", "data-testid": "pt-note" }, t(lang, "pt-note", { fwd: countText(pt2.forward, OPS), bwd: countText(pt2.backward, OPS) })),
           h("p", { class: "tpw-hint" }, t(lang, "pt-why"))));

@@ -101,6 +101,14 @@ export function entryErrorText(t, lang, error) {
 }
 
 /**
+ * What the learner typed in a matrix (`texts`), resized to rows × cols: the entries that
+ * overlap kept, new ones `fill(r, c)` ("0" unless given).
+ */
+export function resizeTexts(texts, rows, cols, fill = () => "0") {
+  return Array.from({ length: rows }, (_, r) => Array.from({ length: cols }, (_, c) => texts[r]?.[c] ?? fill(r, c)));
+}
+
+/**
  * matrixInput({name, caption, values, vector, cellClass, rowHead, colHead, onInput, cls, testid})
  * -> {el, table, inputs, texts(), read(t, lang, {limit})}: an editable matrix under its caption
  * with its inline errors below it (`data-testid` = testid, by default "errors-<name>").

@@ -58,6 +58,11 @@ export function gpuCard({ i, label, note, testid = `gpu-${i}` }, ...body) {
     h("h5", {}, gpuBadge(label), " ", note ? h("span", { class: "tpw-owns" }, note) : null), body);
 }
 
+/** A panel of results under its heading: <div class="tpw-panel CLS"><h4>title</h4>…body</div>. */
+export function panel({ cls = "", title, testid }, ...body) {
+  return h("div", { class: `tpw-panel ${cls}`.trim(), "data-testid": testid }, title ? h("h4", {}, title) : null, body);
+}
+
 /** The line shown instead of results while an entry is unreadable (its message is by the entry). */
 export function blocked(text) {
   return h("p", { class: "tpw-blocked", "data-testid": "blocked" }, text);
