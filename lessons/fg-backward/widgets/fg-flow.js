@@ -10,7 +10,7 @@ import { matrixInput } from "widget-kit/grid.js";
 import { radios, select } from "widget-kit/controls.js";
 import { blocked, card, dataTable, gpuBadge, gpuCard, matrixFigure, panel, valueLine } from "widget-kit/views.js";
 import { live } from "widget-kit/live.js";
-import { missedSumHint } from "widget-kit/missed-sum.js";
+import { missedSumLine } from "widget-kit/missed-sum.js";
 import { verdict } from "widget-kit/try-mine.js";
 import { formatNumber, formatVector, hasShape, indexRange, shardRange } from "widget-kit/matrix.js";
 import { fgFlow, maxMatrixDiff, MODES } from "../widget-lib/fg-math.js";
@@ -32,8 +32,7 @@ export function mount(el, ctx) {
   live(el, ctx, t, {
     view(w) {
       const { lang } = w;
-      const grid = (name) => matrixInput({ name, caption: t(lang, `caption-${name}`), vector: true, values: state.text[name],
-        onInput: () => { state.text[name] = view.grids[name].texts(); w.update(); } });
+      const grid = (name) => matrixInput({ name, caption: t(lang, `caption-${name}`), vector: true, text: state.text, onInput: w.update });
       view = { grids: { X: grid("X"), dY: grid("dY") }, results: h("div", { class: "fg-flow-results" }) };
       return card({ lang, cls: "fg-flow", title: t(lang, "title"), intro: t(lang, "intro") },
         h("div", { class: "tpw-inputs" }, view.grids.X.el, view.grids.dY.el,
@@ -58,13 +57,12 @@ export function mount(el, ctx) {
         : v.kind === "dx" ? t(lang, "learner-dx")
         : v.kind === "grads" ? t(lang, "learner-grads", { i: v.gpu })
         : t(lang, "learner-shape", { D: L.truth.dX.length, N: L.N });
-      // A dX that is one GPU's dX_i, or a sum of the wrong ones: f's all-reduce, named.
-      const sumHint = v.kind === "dx" && missedSumHint(t, lang, v.dX, L.shares, { total: "dX" });
       return [
         dataTable({ cls: "tpw-compare", head: [null, t(lang, "reference"), t(lang, "yours")], rows: [["dX",
           { text: formatVector(L.truth.dX, "()", lang), "data-testid": "reference-dX" }, { text: v.dX ? formatVector(v.dX, "()", lang) : "—", "data-testid": "learner-dX" }]] }),
         verdict(v.kind === "match", text, v.kind),
-        sumHint ? h("p", { class: "tpw-hint", "data-testid": "learner-sum-hint" }, sumHint) : null,
+        // A dX that is one GPU's dX_i, or a sum of the wrong ones: f's all-reduce, named.
+        v.kind === "dx" && missedSumLine(t, lang, v.dX, L.shares, { total: "dX" }),
       ];
     },
   });

@@ -48,8 +48,7 @@ export function mount(el, ctx) {
           if (name === "T") state.text.X = resizeTexts(state.text.X, v, 2, (r, c) => String(c ? (2 * r + 1) % 4 : r % 3));
           w.render(`select[data-size="${name}"]`);
         } });
-      const grid = (name, label, more) => matrixInput({ name: label, testid: `errors-${name}`, caption: t(lang, `caption-${name}`), values: state.text[name],
-        onInput: () => { state.text[name] = view.grids[name].texts(); w.update(); }, ...more });
+      const grid = (name, label, more) => matrixInput({ name: label, key: name, testid: `errors-${name}`, caption: t(lang, `caption-${name}`), text: state.text, onInput: w.update, ...more });
       view = {
         grids: { X: grid("X", "X", { cellClass: (r) => (ownerOf(r) === null ? "" : `gpu-${ownerOf(r)}`) }), gamma: grid("gamma", "γ", { vector: true }), beta: grid("beta", "β", { vector: true }) },
         sizeErrors: h("div", { class: "tpw-errors", "data-testid": "size-errors" }),

@@ -33,8 +33,7 @@ export function mount(el, ctx) {
     view(w) {
       const { lang } = w;
       const tag = (k) => h("span", { class: `tpw-gpu-tag gpu-${gpuOfRow(k)}` }, t(lang, "gpu", { g: GPUS[gpuOfRow(k)] }));
-      const grid = (name, more) => matrixInput({ name, caption: t(lang, `caption-${name}`), values: state.text[name],
-        onInput: () => { state.text[name] = view.grids[name].texts(); w.update(); }, ...more });
+      const grid = (name, more) => matrixInput({ name, caption: t(lang, `caption-${name}`), text: state.text, onInput: w.update, ...more });
       view = {
         grids: {
           x: grid("x", { vector: true, colHead: tag, cellClass: (_, c) => `gpu-${gpuOfRow(c)}${c === DEFAULT_x.length - 1 ? " tpw-prompted" : ""}` }),

@@ -11,7 +11,7 @@ import { blocked, card, dataTable, gpuCard, matrixFigure, panel, valueLine } fro
 import { live } from "widget-kit/live.js";
 import { verdict } from "widget-kit/try-mine.js";
 import { unsplitVerdict } from "widget-kit/unsplit.js";
-import { missedSumHint } from "widget-kit/missed-sum.js";
+import { missedSumLine } from "widget-kit/missed-sum.js";
 import { tpMlp, checkMlpShapes, divisors, formatVector, compareLearner, indexRange } from "widget-kit/matrix.js";
 
 // The learner functions "Try with my code" runs (lessonkit check: declared in lesson.toml).
@@ -40,8 +40,7 @@ export function mount(el, ctx) {
         onChange: (v) => { resize(name, v); w.render(`select[data-size="${name}"]`); } });
       // An N that no longer divides F stays chosen, marked, until the learner picks another.
       const nBad = nOptions.includes(state.N) ? [] : [{ value: state.N, text: t(lang, "n-bad-option", { N: state.N }) }];
-      const grid = (name, more) => matrixInput({ name, caption: t(lang, `caption-${name}`), cls: `tpw-matrix-${name}`, values: state.text[name],
-        onInput: () => { state.text[name] = view.grids[name].texts(); w.update(); }, ...more });
+      const grid = (name, more) => matrixInput({ name, caption: t(lang, `caption-${name}`), cls: `tpw-matrix-${name}`, text: state.text, onInput: w.update, ...more });
       // A's columns and B's rows in the colour of the GPU that owns them, labelled "GPU i"
       // (none while N does not divide F).
       const gpuOf = (k) => (state.F % state.N === 0 ? Math.floor((k * state.N) / state.F) : null);
@@ -68,14 +67,13 @@ export function mount(el, ctx) {
         ? t(lang, "bad-shape", { got: cmp.got ? JSON.stringify(L.outcome.results[1]) : t(lang, "not-numbers"), count: ref.Y.length })
         : formatVector(cmp.got, "()", lang);
       const shardHint = cmp.shardProblem && hintFor(cmp.shardProblem, ref, lang);
-      const sumHint = cmp.verdict === "mismatch" && missedSumHint(t, lang, cmp.got, ref.gpus.map((g) => g.Y_i));
       return [
         dataTable({ cls: "tpw-compare", rowHeads: false, head: [t(lang, "reference"), t(lang, "yours")], rows: [[
           { text: formatVector(ref.Y, "()", lang), "data-testid": "reference-Y", "aria-label": "Y (reference)" },
           { text: yours, "data-testid": "learner-Y", "aria-label": "Y (your code)" }]] }),
         verdict(cmp.verdict === "match", t(lang, cmp.verdict === "match" ? "match" : "mismatch"), cmp.verdict),
         shardHint ? h("p", { class: "tpw-hint" }, shardHint) : null,
-        sumHint ? h("p", { class: "tpw-hint", "data-testid": "learner-sum-hint" }, sumHint) : null,
+        cmp.verdict === "mismatch" && missedSumLine(t, lang, cmp.got, ref.gpus.map((g) => g.Y_i)),
       ];
     },
   });
