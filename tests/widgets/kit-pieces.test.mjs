@@ -1,10 +1,10 @@
 // Unit tests for the kit's DOM-free pieces that every widget's verdicts and steps rest on:
-// closeTo, hasShape, geluGrad, zeros, transpose, chunkRows (matrix.js), formatExponent (i18n.js),
+// closeTo, allClose, hasShape, geluGrad, zeros, transpose, chunkRows (matrix.js), formatExponent (i18n.js),
 // heightFor (plot.js), resizeTexts (grid.js), clampStep (controls.js), and tryMine's run bookkeeping (try-mine.js:
 // start, last, resultsFor), with a fake runner in place of the page's Python.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { closeTo, chunkRows, gelu, geluGrad, hasShape, transpose, zeros } from "../../web/src/widgets/matrix.js";
+import { allClose, closeTo, chunkRows, gelu, geluGrad, hasShape, transpose, zeros } from "../../web/src/widgets/matrix.js";
 import { clampStep } from "../../web/src/widgets/controls.js";
 import { formatExponent } from "../../web/src/widgets/i18n.js";
 import { heightFor } from "../../web/src/widgets/plot.js";
@@ -18,6 +18,13 @@ test("closeTo is relative to the wanted number, with a floor near zero", () => {
   assert.ok(closeTo(5e-7, 0));                     // floor 1: absolute near zero
   assert.ok(!closeTo(5e-7, 0, 1e-6, 0));           // floor 0: only exactly zero
   assert.ok(!closeTo("nan", 1) && !closeTo([1], 1) && !closeTo(NaN, NaN));
+});
+
+test("allClose is relative to the wanted numbers' largest magnitude, never tighter than rel itself", () => {
+  assert.ok(allClose([[1000, 2]], [[1000.004, 2]], 1e-5));           // 4e-3 within 1e-5 of 1000
+  assert.ok(!allClose([[1, 2]], [[1, 2.0001]], 1e-5));
+  assert.ok(allClose([5e-6, 0], [0, 0], 1e-5) && !allClose([2e-5], [0], 1e-5)); // near zero: absolute rel
+  assert.ok(!allClose([NaN], [1], 1e-5));
 });
 
 test("hasShape: a learner's result is numbers of exactly the shape asked for", () => {

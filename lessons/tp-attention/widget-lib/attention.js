@@ -1,7 +1,7 @@
 // DOM-free arithmetic of the attention-heads widget: multi-head attention on one device and
 // split by heads over N simulated GPUs, on plain arrays (matrices are number[][], row-major).
 
-import { maxAbsDiff, matMul, addMatrices as add, columns as cols, hasShape } from "widget-kit/matrix.js";
+import { allClose, maxAbsDiff, matMul, addMatrices as add, columns as cols, hasShape } from "widget-kit/matrix.js";
 import { attention } from "widget-kit/nn.js";
 
 /** GPU i's shard: the columns of its heads in Wq, Wk, Wv and the same rows of Wo. */
@@ -28,7 +28,7 @@ export function tpAttention(X, W, nHeads, N, causal) {
   });
   const sum = gpus.map((g) => g.Y).reduce(add);
   const maxDiff = maxAbsDiff(sum.flat(), unsplit.flat());
-  return { unsplit, gpus, sum, maxDiff, equal: maxDiff <= 1e-9 * Math.max(1, ...unsplit.flat().map(Math.abs)) };
+  return { unsplit, gpus, sum, maxDiff, equal: allClose(sum, unsplit, 1e-9) };
 }
 
 /** Four D×D weight matrices drawn from `seed`, entries of size about 1/√D with two decimals,
@@ -55,7 +55,6 @@ export function seededWeights(D, seed) {
 export function compareLearnerAttention(results, reference, N) {
   const [shards, out] = results;
   const T = reference.unsplit.length, D = reference.unsplit[0].length;
-  const close = (a, b) => maxAbsDiff(a.flat(), b.flat()) <= 1e-5 * Math.max(1, ...b.flat().map(Math.abs));
   let shardProblem = null;
   if (!Array.isArray(shards) || shards.length !== N) shardProblem = { gpu: null, part: "count" };
   else {
@@ -65,10 +64,10 @@ export function compareLearnerAttention(results, reference, N) {
       if (!Array.isArray(got) || got.length !== 4) { shardProblem = { gpu: i, part: "tuple" }; break; }
       const parts = [["Wq", D, D / N], ["Wk", D, D / N], ["Wv", D, D / N], ["Wo", D / N, D]];
       parts.forEach(([name, r, c], k) => {
-        if (!shardProblem && !(hasShape(got[k], [r, c]) && close(got[k], want[i][name]))) shardProblem = { gpu: i, part: name };
+        if (!shardProblem && !(hasShape(got[k], [r, c]) && allClose(got[k], want[i][name], 1e-5))) shardProblem = { gpu: i, part: name };
       });
     }
   }
   if (!hasShape(out, [T, D])) return { verdict: "bad-shape", got: null, shardProblem };
-  return { verdict: close(out, reference.unsplit) ? "match" : "mismatch", got: out, shardProblem };
+  return { verdict: allClose(out, reference.unsplit, 1e-5) ? "match" : "mismatch", got: out, shardProblem };
 }

@@ -142,6 +142,16 @@ export function maxAbsDiff(a, b) {
   return a.reduce((m, v, i) => Math.max(m, Math.abs(v - b[i])), 0);
 }
 
+/**
+ * Whether `got` is `want` (vectors or matrices of one shape) to within `rel` of want's largest
+ * magnitude, never less than `rel` itself: 1e-5 lets a learner's float32 through, 1e-9 only
+ * rounding. A NaN is never close.
+ */
+export function allClose(got, want, rel) {
+  const w = want.flat();
+  return maxAbsDiff(got.flat(), w) <= rel * Math.max(1, ...w.map(Math.abs));
+}
+
 /** Equal up to float rounding, scaled to the numbers' size. */
 export function nearlyEqual(a, b) {
   if (a.length !== b.length) return false;
@@ -285,13 +295,8 @@ export function compareLearner(results, reference) {
   const shapeOk = shape && flat && flat.length === D && (shape.length === 1 || (shape.length === 2 && shape[0] === 1));
   const shardProblem = findShardProblem(shards, reference.gpus);
   if (!shapeOk) return { verdict: "bad-shape", got: flat, shape, shardProblem };
-  return { verdict: nearlyEqualLoose(flat, reference.Y) ? "match" : "mismatch", got: flat, shape, shardProblem };
-}
-
-// The learner may compute in float32; the checks accept that, so the widget does too.
-function nearlyEqualLoose(a, b) {
-  const scale = Math.max(1, ...b.map(Math.abs));
-  return maxAbsDiff(a, b) <= 1e-5 * scale;
+  // The learner may compute in float32; the checks accept that, so the widget does too.
+  return { verdict: allClose(flat, reference.Y, 1e-5) ? "match" : "mismatch", got: flat, shape, shardProblem };
 }
 
 function findShardProblem(shards, gpus) {
@@ -302,7 +307,7 @@ function findShardProblem(shards, gpus) {
     for (const [part, got, want] of [["A", pair[0], gpus[i].A_i], ["B", pair[1], gpus[i].B_i]]) {
       const g = flatten(got);
       const w = want.flat();
-      if (!g || (shapeOf(got) || []).join() !== [want.length, want[0].length].join() || !nearlyEqualLoose(g, w)) {
+      if (!g || (shapeOf(got) || []).join() !== [want.length, want[0].length].join() || !allClose(g, w, 1e-5)) {
         return { gpu: i, part };
       }
     }

@@ -4,6 +4,7 @@
 // (lessonkit.checking.missed_sum), so a learner reads one explanation wherever they meet it.
 
 import { h } from "./dom.js";
+import { allClose, hasShape } from "./matrix.js";
 
 /** "Y_0 + Y_1" for 2 GPUs, "Y_0 + Y_1 + Y_2" for 3, "Y_0 + Y_1 + … + Y_7" beyond. */
 export function sumTerms(name, n) {
@@ -27,11 +28,7 @@ function subsets(n) {
   return found;
 }
 
-function close(a, b) {
-  if (!Array.isArray(a) || a.length !== b.length) return false;
-  const scale = Math.max(1, ...b.map(Math.abs));
-  return a.every((x, k) => typeof x === "number" && Math.abs(x - b[k]) <= 1e-5 * scale);
-}
+const close = (got, want) => hasShape(got, [want.length]) && allClose(got, want, 1e-5);
 
 const added = (shares, gpus) => shares[0].map((_, k) => gpus.reduce((sum, i) => sum + shares[i][k], 0));
 
