@@ -1,15 +1,7 @@
 // The fg-flow widget's arithmetic, without DOM: the tensor-parallel MLP's forward and backward
 // pass for one token on N simulated GPUs, with the backward all-reduce done right or wrong.
 
-import { gelu, shardRange, sumVectors, maxAbsDiff, vecMat, addMatrices } from "widget-kit/matrix.js";
-
-const SQRT_2_OVER_PI = Math.sqrt(2 / Math.PI);
-
-/** The derivative of GPT-2's tanh GeLU (the learner's gelu_grad). */
-export function geluGrad(x) {
-  const t = Math.tanh(SQRT_2_OVER_PI * (x + 0.044715 * x * x * x));
-  return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * SQRT_2_OVER_PI * (1 + 3 * 0.044715 * x * x);
-}
+import { gelu, geluGrad, shardRange, sumVectors, maxAbsDiff, vecMat, addMatrices } from "widget-kit/matrix.js";
 
 /** What the backward all-reduce (f's) does: right, and the classic ways to get it wrong. */
 export const MODES = ["sum", "average", "none", "weights"];

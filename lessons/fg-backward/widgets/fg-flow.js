@@ -8,11 +8,11 @@ import { translator } from "widget-kit/i18n.js";
 import TEXT from "./fg-flow.text.json" with { type: "json" };
 import { matrixInput } from "widget-kit/grid.js";
 import { radios, select } from "widget-kit/controls.js";
-import { blocked, card, dataTable, gpuCard, matrixFigure, valueLine } from "widget-kit/views.js";
+import { blocked, card, dataTable, gpuBadge, gpuCard, matrixFigure, panel, valueLine } from "widget-kit/views.js";
 import { live } from "widget-kit/live.js";
-import { missedSumHint } from "widget-kit/missed-sum.js";
+import { missedSumLine } from "widget-kit/missed-sum.js";
 import { verdict } from "widget-kit/try-mine.js";
-import { formatNumber, formatVector, indexRange, shardRange } from "widget-kit/matrix.js";
+import { formatNumber, formatVector, hasShape, indexRange, shardRange } from "widget-kit/matrix.js";
 import { fgFlow, maxMatrixDiff, MODES } from "../widget-lib/fg-math.js";
 
 export const calls = ["tp_mlp_backward"];
@@ -32,8 +32,7 @@ export function mount(el, ctx) {
   live(el, ctx, t, {
     view(w) {
       const { lang } = w;
-      const grid = (name) => matrixInput({ name, caption: t(lang, `caption-${name}`), vector: true, values: state.text[name],
-        onInput: () => { state.text[name] = view.grids[name].texts(); w.update(); } });
+      const grid = (name) => matrixInput({ name, caption: t(lang, `caption-${name}`), vector: true, text: state.text, onInput: w.update });
       view = { grids: { X: grid("X"), dY: grid("dY") }, results: h("div", { class: "fg-flow-results" }) };
       return card({ lang, cls: "fg-flow", title: t(lang, "title"), intro: t(lang, "intro") },
         h("div", { class: "tpw-inputs" }, view.grids.X.el, view.grids.dY.el,
@@ -58,13 +57,12 @@ export function mount(el, ctx) {
         : v.kind === "dx" ? t(lang, "learner-dx")
         : v.kind === "grads" ? t(lang, "learner-grads", { i: v.gpu })
         : t(lang, "learner-shape", { D: L.truth.dX.length, N: L.N });
-      // A dX that is one GPU's dX_i, or a sum of the wrong ones: f's all-reduce, named.
-      const sumHint = v.kind === "dx" && missedSumHint(t, lang, v.dX, L.shares, { total: "dX" });
       return [
         dataTable({ cls: "tpw-compare", head: [null, t(lang, "reference"), t(lang, "yours")], rows: [["dX",
           { text: formatVector(L.truth.dX, "()", lang), "data-testid": "reference-dX" }, { text: v.dX ? formatVector(v.dX, "()", lang) : "—", "data-testid": "learner-dX" }]] }),
         verdict(v.kind === "match", text, v.kind),
-        sumHint ? h("p", { class: "tpw-hint", "data-testid": "learner-sum-hint" }, sumHint) : null,
+        // A dX that is one GPU's dX_i, or a sum of the wrong ones: f's all-reduce, named.
+        v.kind === "dx" && missedSumLine(t, lang, v.dX, L.shares, { total: "dX" }),
       ];
     },
   });
@@ -98,16 +96,9 @@ export function mount(el, ctx) {
       none: ["dX = ", ...sub("dX", 0)],
       weights: ["dX = ", ...names("dX")],
     }[state.mode];
-    const kept = r.kept.map((k, i) =>
-      h(
-        "div",
-        { class: `fg-flow-kept gpu-${i} ${r.keptOk[i] ? "is-equal" : "is-different"}`, "data-testid": `kept-${i}`, "data-ok": String(r.keptOk[i]) },
-        h("span", { class: "tpw-gpu-badge" }, t(lang, "gpu", { i })),
-        h("span", { class: "tpw-icon", "aria-hidden": "true" }, r.keptOk[i] ? "✓" : "✗"),
-        matrixView(["d", ...sub("A", i)], k.dA),
-        matrixView(["d", ...sub("B", i)], k.dB)
-      )
-    );
+    const kept = r.kept.map((k, i) => h("div", { class: `fg-flow-kept gpu-${i} ${r.keptOk[i] ? "is-equal" : "is-different"}`, "data-testid": `kept-${i}`, "data-ok": String(r.keptOk[i]) },
+      gpuBadge(t(lang, "gpu", { i })), h("span", { class: "tpw-icon", "aria-hidden": "true" }, r.keptOk[i] ? "✓" : "✗"),
+      matrixView(["d", ...sub("A", i)], k.dA), matrixView(["d", ...sub("B", i)], k.dB)));
     return [
       h("h4", { class: "fg-flow-phase" }, t(lang, "forward")),
       operator("f", t(lang, "f-forward"), line("X", "X", X, "f-X")),
@@ -120,16 +111,10 @@ export function mount(el, ctx) {
         line("dX", fBackward, r.dX, "dX"),
         verdict(r.dXOk, r.dXOk ? t(lang, "dx-ok") : t(lang, "dx-bad", { want: formatVector(r.truth.dX, "()", lang), diff: formatNumber(r.dXDiff, lang) }), null, "dx-verdict"),
       ], state.mode !== "sum" && state.mode !== "weights" && N > 1),
-      h(
-        "div",
-        { class: "tpw-panel fg-flow-kept-panel" },
-        h("h4", {}, t(lang, "kept-title")),
-        h("div", { class: "fg-flow-kept-list" }, kept),
-        verdict(r.keptOk.every(Boolean), r.keptOk.every(Boolean) ? t(lang, "grads-ok") : t(lang, "grads-bad"), null, "grads-verdict")
-      ),
+      panel({ cls: "fg-flow-kept-panel", title: t(lang, "kept-title") }, h("div", { class: "fg-flow-kept-list" }, kept),
+        verdict(r.keptOk.every(Boolean), r.keptOk.every(Boolean) ? t(lang, "grads-ok") : t(lang, "grads-bad"), null, "grads-verdict")),
     ];
   }
-
 }
 
 /** The learner's (dX, grads) against the unsplit truth: {kind: match | dx | grads | shape, dX, gpu}. */
@@ -137,16 +122,14 @@ export function judge(result, truth, N) {
   // run_calls sends NaN and infinities as the strings "nan", "inf", "-inf": numbers, just wrong ones.
   const SPECIAL = { nan: NaN, inf: Infinity, "-inf": -Infinity };
   const numbers = (v) => (Array.isArray(v) ? v.map(numbers) : typeof v === "string" && v in SPECIAL ? SPECIAL[v] : v);
-  const isVector = (v, n) => Array.isArray(v) && v.length === n && v.every((x) => typeof x === "number");
-  const isMatrix = (M, r, c) => Array.isArray(M) && M.length === r && M.every((row) => isVector(row, c));
   const D = truth.dX.length;
   const [dX, grads] = Array.isArray(result) ? numbers(result) : [];
   const w = F / N;
   const scale = Math.max(1, ...truth.dX.map(Math.abs), ...truth.dA.flat().map(Math.abs), ...truth.dB.flat().map(Math.abs));
   const close = (d) => d <= 1e-6 * scale; // float32 arithmetic in the learner's code passes
-  const shapesOk = isVector(dX, D) && Array.isArray(grads) && grads.length === N
-    && grads.every((p) => Array.isArray(p) && p.length === 2 && isMatrix(p[0], D, w) && isMatrix(p[1], w, D));
-  if (!shapesOk) return { kind: "shape", dX: isVector(dX, D) ? dX : null };
+  const shapesOk = hasShape(dX, [D]) && Array.isArray(grads) && grads.length === N
+    && grads.every((p) => Array.isArray(p) && p.length === 2 && hasShape(p[0], [D, w]) && hasShape(p[1], [w, D]));
+  if (!shapesOk) return { kind: "shape", dX: hasShape(dX, [D]) ? dX : null };
   if (!close(Math.max(...dX.map((v, k) => Math.abs(v - truth.dX[k]))))) return { kind: "dx", dX };
   for (let i = 0; i < N; i++) {
     const [s, e] = shardRange(F, N, i);
@@ -159,10 +142,6 @@ export function judge(result, truth, N) {
 
 /** A bar showing where f or g acts, what it does there, and its result. */
 function operator(name, what, body, wrong = false) {
-  return h(
-    "div",
-    { class: `fg-flow-op fg-flow-op-${name}${wrong ? " is-wrong" : ""}`, "data-testid": `op-${name}` },
-    h("p", { class: "fg-flow-op-head" }, h("span", { class: "fg-flow-op-name" }, name), " ", what),
-    body
-  );
+  return h("div", { class: `fg-flow-op fg-flow-op-${name}${wrong ? " is-wrong" : ""}`, "data-testid": `op-${name}` },
+    h("p", { class: "fg-flow-op-head" }, h("span", { class: "fg-flow-op-name" }, name), " ", what), body);
 }

@@ -1,25 +1,10 @@
 // The lesson's arithmetic in JavaScript, DOM-free: the sequence-parallel MLP block stage by stage
 // and the paper's activation-memory formula. Both widgets import it; Node tests can too.
 
-import { gelu, matMul as matmul, addMatrices as addM } from "widget-kit/matrix.js";
+import { gelu, matMul as matmul, addMatrices as addM, chunkRows } from "widget-kit/matrix.js";
+import { layerNorm } from "widget-kit/nn.js";
 
 export const GIB = 2 ** 30;
-
-/** Row chunk i of a T × D matrix for each of n GPUs. */
-export function chunkRows(M, n) {
-  const rows = M.length / n;
-  return Array.from({ length: n }, (_, i) => M.slice(i * rows, (i + 1) * rows));
-}
-
-
-/** LayerNorm of every row: population variance, eps inside the square root. */
-export function layernorm(M, gamma, beta, eps = 1e-5) {
-  return M.map((row) => {
-    const mu = row.reduce((a, v) => a + v, 0) / row.length;
-    const variance = row.reduce((a, v) => a + (v - mu) ** 2, 0) / row.length;
-    return row.map((v, k) => ((v - mu) / Math.sqrt(variance + eps)) * gamma[k] + beta[k]);
-  });
-}
 
 /**
  * The sequence-parallel MLP block on n GPUs, every stage kept for display. X is T × D, A is D × F,
@@ -30,7 +15,7 @@ export function spMlpBlock(X, gamma, beta, A, B, n) {
   const F = A[0].length;
   const w = F / n;
   const Xc = chunkRows(X, n);
-  const Zown = Xc.map((Xi) => layernorm(Xi, gamma, beta)); // on each GPU: its own rows only
+  const Zown = Xc.map((Xi) => layerNorm(Xi, gamma, beta)[0]); // on each GPU: its own rows only
   const Z = Zown.flat(); // the all-gather: every GPU now holds all T normalised rows
   const gpus = Xc.map((Xi, i) => {
     const Ai = A.map((row) => row.slice(i * w, (i + 1) * w));
@@ -43,7 +28,7 @@ export function spMlpBlock(X, gamma, beta, A, B, n) {
     gpus[i].chunk = chunk; // the reduce-scatter
     gpus[i].out = addM(chunk, Xc[i]); // the residual, once, where the rows live
   });
-  const unsplit = addM(X, matmul(matmul(layernorm(X, gamma, beta), A).map((row) => row.map(gelu)), B));
+  const unsplit = addM(X, matmul(matmul(layerNorm(X, gamma, beta)[0], A).map((row) => row.map(gelu)), B));
   const outputs = gpus.map((g) => g.out);
   const flat = outputs.flat();
   const maxDiff = Math.max(0, ...flat.flatMap((row, r) => row.map((v, c) => Math.abs(v - unsplit[r][c]))));

@@ -5,15 +5,16 @@
 
 import "./sp-dataflow.css";
 import { h, fill } from "widget-kit/dom.js";
-import { translator } from "widget-kit/i18n.js";
+import { formatExponent, translator } from "widget-kit/i18n.js";
 import TEXT from "./sp-dataflow.text.json" with { type: "json" };
-import { matrixInput, showErrors } from "widget-kit/grid.js";
+import { matrixInput, resizeTexts, showErrors } from "widget-kit/grid.js";
 import { select } from "widget-kit/controls.js";
-import { blocked, card, matrixTable } from "widget-kit/views.js";
+import { blocked, card, gpuBadge, matrixTable, panel } from "widget-kit/views.js";
 import { live } from "widget-kit/live.js";
 import { verdict } from "widget-kit/try-mine.js";
-import { closeTo, decimalIn, formatNumber, indexRange } from "widget-kit/matrix.js";
-import { spMlpBlock, chunkRows } from "../widget-lib/sp-math.js";
+import { unsplitVerdict } from "widget-kit/unsplit.js";
+import { chunkRows, closeTo, formatNumber, hasShape, indexRange } from "widget-kit/matrix.js";
+import { spMlpBlock } from "../widget-lib/sp-math.js";
 
 export const calls = ["sp_mlp_block"];
 
@@ -44,11 +45,10 @@ export function mount(el, ctx) {
       const size = (name, options) => select({ label: t(lang, `size-${name}`), options, value: state[name], attrs: { "data-size": name },
         onChange: (v) => {
           state[name] = v;
-          if (name === "T") state.text.X = Array.from({ length: v }, (_, r) => state.text.X[r] ?? [String(r % 3), String((2 * r + 1) % 4)]);
+          if (name === "T") state.text.X = resizeTexts(state.text.X, v, 2, (r, c) => String(c ? (2 * r + 1) % 4 : r % 3));
           w.render(`select[data-size="${name}"]`);
         } });
-      const grid = (name, label, more) => matrixInput({ name: label, testid: `errors-${name}`, caption: t(lang, `caption-${name}`), values: state.text[name],
-        onInput: () => { state.text[name] = view.grids[name].texts(); w.update(); }, ...more });
+      const grid = (name, label, more) => matrixInput({ name: label, key: name, testid: `errors-${name}`, caption: t(lang, `caption-${name}`), text: state.text, onInput: w.update, ...more });
       view = {
         grids: { X: grid("X", "X", { cellClass: (r) => (ownerOf(r) === null ? "" : `gpu-${ownerOf(r)}`) }), gamma: grid("gamma", "γ", { vector: true }), beta: grid("beta", "β", { vector: true }) },
         sizeErrors: h("div", { class: "tpw-errors", "data-testid": "size-errors" }),
@@ -69,7 +69,7 @@ export function mount(el, ctx) {
       const rows = state.T / n;
       const own = (i) => () => i;
       const cards = r.gpus.map((g, i) => h("article", { class: `spdf-gpu gpu-${i}`, "data-testid": `gpu-${i}` },
-        h("h4", {}, h("span", { class: "tpw-gpu-badge" }, t(lang, "gpu", { i })), " ", t(lang, "owns", { rows: indexRange(i * rows, (i + 1) * rows) })),
+        h("h4", {}, gpuBadge(t(lang, "gpu", { i })), " ", t(lang, "owns", { rows: indexRange(i * rows, (i + 1) * rows) })),
         stage(t(lang, "stage-x"), matrixView(g.X, own(i), `x-${i}`, lang)),
         stage(t(lang, "stage-ln"), matrixView(g.Z_own, own(i), `ln-${i}`, lang)),
         stage(t(lang, "stage-ag"), matrixView(g.Z, ownerOf, `ag-${i}`, lang), "spdf-comm"),
@@ -79,8 +79,8 @@ export function mount(el, ctx) {
       const sent = (n - 1) * rows * 2;
       const equal = r.maxDiff <= 1e-9;
       fill(view.stages, h("div", { class: "spdf-gpus" }, cards),
-        verdict(equal, equal ? t(lang, "equal") : t(lang, "not-equal", { diff: decimalIn(lang, r.maxDiff.toExponential(2)) }), null, "equal"),
-        h("div", { class: "tpw-panel spdf-commbox", "data-testid": "comm" }, h("h4", {}, t(lang, "comm-title")),
+        unsplitVerdict(t, lang, equal, formatExponent(lang, r.maxDiff, 2)),
+        panel({ cls: "spdf-commbox", testid: "comm", title: t(lang, "comm-title") },
           h("p", {}, n === 1 ? t(lang, "comm-one") : t(lang, "comm", { count: sent, sum: 2 * sent, TD: state.T * 2 }))));
       return { input, result: r };
     },
@@ -99,9 +99,7 @@ export function mount(el, ctx) {
 
 /** {kind: "match"} | {kind: "shape"} | {kind: "values", i}: the learner's chunks against ours. */
 export function compareChunks(got, want) {
-  const isMatrix = (M, like) => Array.isArray(M) && M.length === like.length
-    && M.every((row, r) => Array.isArray(row) && row.length === like[r].length && row.every((v) => typeof v === "number"));
-  if (!Array.isArray(got) || got.length !== want.length || !got.every((M, i) => isMatrix(M, want[i]))) return { kind: "shape" };
+  if (!Array.isArray(got) || got.length !== want.length || !got.every((M, i) => hasShape(M, [want[i].length, want[i][0].length]))) return { kind: "shape" };
   const i = want.findIndex((M, k) => M.some((row, r) => row.some((v, c) => !closeTo(got[k][r][c], v))));
   return i < 0 ? { kind: "match" } : { kind: "values", i };
 }

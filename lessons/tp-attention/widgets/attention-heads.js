@@ -5,14 +5,15 @@
 // numbers.
 
 import { h, fill } from "widget-kit/dom.js";
-import { translator } from "widget-kit/i18n.js";
+import { formatExponent, translator } from "widget-kit/i18n.js";
 import TEXT from "./attention-heads.text.json" with { type: "json" };
 import { matrixInput } from "widget-kit/grid.js";
 import { select, toggle } from "widget-kit/controls.js";
-import { blocked, card, gpuCard, matrixFigure } from "widget-kit/views.js";
+import { blocked, card, gpuCard, matrixFigure, panel } from "widget-kit/views.js";
 import { live } from "widget-kit/live.js";
-import { missedSumHint, sumTerms } from "widget-kit/missed-sum.js";
+import { missedSumLine, sumTerms } from "widget-kit/missed-sum.js";
 import { verdict } from "widget-kit/try-mine.js";
+import { unsplitVerdict } from "widget-kit/unsplit.js";
 import { decimalIn, divisors, formatNumber, indexRange } from "widget-kit/matrix.js";
 import { tpAttention, seededWeights, compareLearnerAttention } from "../widget-lib/attention.js";
 import "./attention-heads.css";
@@ -34,10 +35,10 @@ const HEAD_OPTIONS = divisors(D); // 1, 2, 4, 8
 
 const t = translator(TEXT);
 /** A difference as the learner reads it: "2.7" or "0.004" when visible at 3 decimals, else "3.1e-12". */
-const formatDiff = (d, lang) => (d >= 0.001 ? formatNumber(d, lang) : decimalIn(lang, d.toExponential(1)));
+const formatDiff = (d, lang) => (d >= 0.001 ? formatNumber(d, lang) : formatExponent(lang, d, 1));
 
 export function mount(el, ctx) {
-  const state = { nHeads: DEFAULT_HEADS, N: DEFAULT_N, causal: true, seed: 1, text: DEFAULT_X.map((row) => row.map(String)) }; // text: what the learner typed
+  const state = { nHeads: DEFAULT_HEADS, N: DEFAULT_N, causal: true, seed: 1, text: { X: DEFAULT_X.map((row) => row.map(String)) } }; // text: what the learner typed
   let view = null;
 
   live(el, ctx, t, {
@@ -57,7 +58,7 @@ export function mount(el, ctx) {
         choose("heads", "heads", HEAD_OPTIONS, state.nHeads), choose("N", "gpus", divisors(state.nHeads), state.N),
         toggle({ label: t(lang, "causal"), checked: state.causal, attrs: { "data-setting": "causal" }, onChange: (on) => change("causal", on) }),
         h("button", { type: "button", class: "tpw-button attention-heads-reseed", "data-setting": "seed", onclick: () => change("seed", state.seed + 1) }, t(lang, "reseed")));
-      const grid = matrixInput({ name: "X", caption: t(lang, "caption-X"), cls: "attention-heads-x", values: state.text, onInput: () => { state.text = grid.texts(); w.update(); } });
+      const grid = matrixInput({ name: "X", caption: t(lang, "caption-X"), cls: "attention-heads-x", text: state.text, onInput: w.update });
       view = { grid, results: h("div", { class: "tpw-results attention-heads-results" }) };
       return card({ lang, cls: "attention-heads", title: t(lang, "title"), intro: t(lang, "intro") }, settings,
         h("p", { class: "attention-heads-note" }, t(lang, "weights", { seed: state.seed }), " ", t(lang, "head-width", { D, H: state.nHeads, d: D / state.nHeads })),
@@ -87,7 +88,8 @@ export function mount(el, ctx) {
         cmp.got && !ok ? h("p", {}, t(lang, "largest-diff", { diff: formatDiff(diff, lang) })) : null,
         cmp.got ? matrixView(t(lang, "yours-title"), cmp.got, "learner-out", lang) : null,
         cmp.shardProblem ? h("p", { class: "tpw-hint", "data-testid": "shard-hint" }, shardHint(lang, cmp.shardProblem, L)) : null,
-        cmp.verdict === "mismatch" ? sumHint(lang, cmp.got, L) : null,
+        // The all-reduce forgotten (one GPU's Y_i) or summing the wrong GPUs, named.
+        cmp.verdict === "mismatch" && missedSumLine(t, lang, cmp.got.flat(), L.reference.gpus.map((g) => g.Y.flat())),
       ];
     },
   });
@@ -104,15 +106,11 @@ export function mount(el, ctx) {
     });
     return [
       h("div", { class: "tpw-gpus attention-heads-gpus" }, cards),
-      h(
-        "div",
-        { class: "tpw-panel tpw-reduce" },
-        h("h4", {}, t(lang, "reduce-title")),
+      panel({ cls: "tpw-reduce", title: t(lang, "reduce-title") },
         h("div", { class: "attention-heads-compare" },
           matrixView(t(lang, "sum", { count: state.N, terms: sumTerms("Y", state.N) }), r.sum, "sum", lang),
           matrixView(t(lang, "unsplit"), r.unsplit, "unsplit", lang)),
-        verdict(r.equal, r.equal ? t(lang, "equal") : t(lang, "not-equal", { diff: formatDiff(r.maxDiff, lang) }), null, "equal")
-      ),
+        unsplitVerdict(t, lang, r.equal, formatDiff(r.maxDiff, lang))),
     ];
   }
 
@@ -135,12 +133,6 @@ export function mount(el, ctx) {
           }, hidden ? "·" : decimalIn(lang, p.toFixed(2).replace(/^0/, "")));
         })))))
     );
-  }
-
-  /** The all-reduce forgotten (one GPU's Y_i) or summing the wrong GPUs, named. */
-  function sumHint(lang, got, L) {
-    const hint = missedSumHint(t, lang, got.flat(), L.reference.gpus.map((g) => g.Y.flat()));
-    return hint && h("p", { class: "tpw-hint", "data-testid": "learner-sum-hint" }, hint);
   }
 
   function shardHint(lang, problem, L) {

@@ -6,12 +6,12 @@
 import "./tp-scaling.css";
 import { h, fill } from "widget-kit/dom.js";
 import { formatFixed, formatPercent, translator } from "widget-kit/i18n.js";
-import { card, dataTable } from "widget-kit/views.js";
+import { card, dataTable, panel } from "widget-kit/views.js";
 import TEXT from "./tp-scaling.text.json" with { type: "json" };
 import { closeTo, parseNumber } from "widget-kit/matrix.js";
 import { fieldGroup, numberField, readNumber } from "widget-kit/controls.js";
 import { live } from "widget-kit/live.js";
-import { legend, plot, redrawOnResize, widthOf } from "widget-kit/plot.js";
+import { heightFor, legend, plot, redrawOnResize, widthOf } from "widget-kit/plot.js";
 import { missesVerdict } from "widget-kit/verdicts.js";
 import { D2_CONFIG, D2_MEASURED, DEGREES, busFor, scaling } from "../widget-lib/cost-model.js";
 
@@ -65,7 +65,7 @@ export function mount(el, ctx) {
         summary: h("p", { class: "tps-summary", "data-testid": "summary" }), plots: h("div", { class: "tps-plots" }), legend: h("div"), table: h("div", { class: "tps-table-wrap" }) };
       renderPredict(lang);
       return card({ lang, cls: "tps", title: t(lang, "title"), intro: t(lang, "intro") },
-        h("div", { class: "tpw-panel tps-predict" }, h("h4", {}, t(lang, "predict-title")), h("p", {}, t(lang, "predict-prompt")),
+        panel({ cls: "tps-predict", title: t(lang, "predict-title") }, h("p", {}, t(lang, "predict-prompt")),
           h("div", { class: "tps-guess" }, guess.el, h("button", { type: "button", class: "tpw-button", "data-testid": "reveal-button", onclick: reveal }, t(lang, "predict-button"))),
           view.echo, view.reveal),
         h("fieldset", { class: "tps-controls" }, controls.els),
@@ -121,7 +121,7 @@ export function mount(el, ctx) {
     const yours = mine.resultsFor(JSON.stringify(cfg))?.map((y, k) => ({ x: DEGREES[k], y })).filter((p) => typeof p.y === "number" && Number.isFinite(p.y));
     const paper = state.revealed ? D2_MEASURED : [];
     const leaves = cfg.gpusPerNode < 64 ? [{ x: cfg.gpusPerNode * Math.SQRT2, label: t(lang, "leaves"), cls: "gpu-3", testid: "leaves" }] : [];
-    const common = { width, height: Math.round(Math.min(280, Math.max(200, width * 0.5))), xLabel: t(lang, "x-axis"), vlines: leaves, x: { ticks: DEGREES, log: true } };
+    const common = { width, height: heightFor(width, 200), xLabel: t(lang, "x-axis"), vlines: leaves, x: { ticks: DEGREES, log: true } };
     const ideal = { name: t(lang, "legend-ideal"), dashed: true, marker: null };
     const model = { name: t(lang, "legend-model"), cls: "gpu-0" };
     const mineLine = { name: t(lang, "legend-yours"), cls: "gpu-1", dashed: true };

@@ -3,15 +3,16 @@
 // learner's own shard_mlp and tp_mlp.
 
 import { h, fill, sub } from "widget-kit/dom.js";
-import { translator } from "widget-kit/i18n.js";
+import { formatExponent, translator } from "widget-kit/i18n.js";
 import TEXT from "./tp-mlp-example.text.json" with { type: "json" };
-import { matrixInput, showErrors } from "widget-kit/grid.js";
+import { matrixInput, resizeTexts, showErrors } from "widget-kit/grid.js";
 import { select } from "widget-kit/controls.js";
-import { blocked, card, dataTable, gpuCard, matrixFigure, valueLine } from "widget-kit/views.js";
+import { blocked, card, dataTable, gpuCard, matrixFigure, panel, valueLine } from "widget-kit/views.js";
 import { live } from "widget-kit/live.js";
 import { verdict } from "widget-kit/try-mine.js";
-import { missedSumHint } from "widget-kit/missed-sum.js";
-import { tpMlp, checkMlpShapes, divisors, formatVector, compareLearner, decimalIn, indexRange } from "widget-kit/matrix.js";
+import { unsplitVerdict } from "widget-kit/unsplit.js";
+import { missedSumLine } from "widget-kit/missed-sum.js";
+import { tpMlp, checkMlpShapes, divisors, formatVector, compareLearner, indexRange } from "widget-kit/matrix.js";
 
 // The learner functions "Try with my code" runs (lessonkit check: declared in lesson.toml).
 export const calls = ["shard_mlp", "tp_mlp"];
@@ -21,20 +22,14 @@ const DEFAULT_X = [1, 2];
 const DEFAULT_A = [[1, 0, -1, 2], [0, 1, 1, -1]];
 const DEFAULT_B = [[1, 0], [0, 1], [1, 1], [2, 0]];
 const DEFAULT_N = 2;
-// Small enough that every GPU card and both matrices fit on a phone without scrolling sideways.
-const MAX_D = 4;
-const MAX_F = 8;
+const [MAX_D, MAX_F] = [4, 8]; // small enough that every GPU card and both matrices fit on a phone
 
 const t = translator(TEXT);
 
 export function mount(el, ctx) {
-  const state = {
-    D: DEFAULT_X.length,
-    F: DEFAULT_A[0].length,
-    N: DEFAULT_N,
-    // What the learner typed, as text, so a language switch or a resize keeps it verbatim.
-    text: { X: [DEFAULT_X.map(String)], A: DEFAULT_A.map((r) => r.map(String)), B: DEFAULT_B.map((r) => r.map(String)) },
-  };
+  // text: what the learner typed, so a language switch or a resize keeps it verbatim.
+  const state = { D: DEFAULT_X.length, F: DEFAULT_A[0].length, N: DEFAULT_N,
+    text: { X: [DEFAULT_X.map(String)], A: DEFAULT_A.map((r) => r.map(String)), B: DEFAULT_B.map((r) => r.map(String)) } };
   let view = null;
 
   live(el, ctx, t, {
@@ -45,24 +40,14 @@ export function mount(el, ctx) {
         onChange: (v) => { resize(name, v); w.render(`select[data-size="${name}"]`); } });
       // An N that no longer divides F stays chosen, marked, until the learner picks another.
       const nBad = nOptions.includes(state.N) ? [] : [{ value: state.N, text: t(lang, "n-bad-option", { N: state.N }) }];
-      const grid = (name, more) => matrixInput({ name, caption: t(lang, `caption-${name}`), cls: `tpw-matrix-${name}`, values: state.text[name],
-        onInput: () => { state.text[name] = view.grids[name].texts(); w.update(); }, ...more });
+      const grid = (name, more) => matrixInput({ name, caption: t(lang, `caption-${name}`), cls: `tpw-matrix-${name}`, text: state.text, onInput: w.update, ...more });
       // A's columns and B's rows in the colour of the GPU that owns them, labelled "GPU i"
       // (none while N does not divide F).
       const gpuOf = (k) => (state.F % state.N === 0 ? Math.floor((k * state.N) / state.F) : null);
       const gpuClass = (k) => (gpuOf(k) === null ? null : `gpu-${gpuOf(k)}`);
-      const tag = (k) => h("span", { class: "tpw-gpu-tag" }, gpuOf(k) === null ? "" : t(lang, "gpu", { i: gpuOf(k) }));
-      view = {
-        grids: {
-          X: grid("X", { vector: true }),
-          A: grid("A", { colHead: tag, cellClass: (_, c) => gpuClass(c) }),
-          B: grid("B", { rowHead: tag, cellClass: (r) => gpuClass(r) }),
-        },
-        sizeErrors: h("div", { class: "tpw-errors", "data-testid": "size-errors" }),
-        results: h("div", { class: "tpw-results" }),
-      };
-      for (const th of view.grids.A.table.querySelectorAll("thead th")) th.classList.add(...[gpuClass(+th.dataset.col)].filter(Boolean));
-      for (const th of view.grids.B.table.querySelectorAll("tbody th")) th.classList.add(...[gpuClass(+th.dataset.row)].filter(Boolean));
+      const tag = (k) => h("span", { class: `tpw-gpu-tag ${gpuClass(k) ?? ""}`.trim() }, gpuOf(k) === null ? "" : t(lang, "gpu", { i: gpuOf(k) }));
+      view = { grids: { X: grid("X", { vector: true }), A: grid("A", { colHead: tag, cellClass: (_, c) => gpuClass(c) }), B: grid("B", { rowHead: tag, cellClass: (r) => gpuClass(r) }) },
+        sizeErrors: h("div", { class: "tpw-errors", "data-testid": "size-errors" }), results: h("div", { class: "tpw-results" }) };
       return card({ lang, cls: "tpw-example", title: t(lang, "title"), intro: t(lang, "intro") },
         h("fieldset", { class: "tpw-sizes" }, h("legend", {}, t(lang, "sizes")), size("D", seq(1, MAX_D)), size("F", seq(1, MAX_F)), size("N", [...nOptions, ...nBad])),
         view.sizeErrors, h("div", { class: "tpw-inputs" }, Object.values(view.grids).map((g) => g.el)), view.results, w.tryBlock());
@@ -82,25 +67,21 @@ export function mount(el, ctx) {
         ? t(lang, "bad-shape", { got: cmp.got ? JSON.stringify(L.outcome.results[1]) : t(lang, "not-numbers"), count: ref.Y.length })
         : formatVector(cmp.got, "()", lang);
       const shardHint = cmp.shardProblem && hintFor(cmp.shardProblem, ref, lang);
-      const sumHint = cmp.verdict === "mismatch" && missedSumHint(t, lang, cmp.got, ref.gpus.map((g) => g.Y_i));
       return [
         dataTable({ cls: "tpw-compare", rowHeads: false, head: [t(lang, "reference"), t(lang, "yours")], rows: [[
           { text: formatVector(ref.Y, "()", lang), "data-testid": "reference-Y", "aria-label": "Y (reference)" },
           { text: yours, "data-testid": "learner-Y", "aria-label": "Y (your code)" }]] }),
         verdict(cmp.verdict === "match", t(lang, cmp.verdict === "match" ? "match" : "mismatch"), cmp.verdict),
         shardHint ? h("p", { class: "tpw-hint" }, shardHint) : null,
-        sumHint ? h("p", { class: "tpw-hint", "data-testid": "learner-sum-hint" }, sumHint) : null,
+        cmp.verdict === "mismatch" && missedSumLine(t, lang, cmp.got, ref.gpus.map((g) => g.Y_i)),
       ];
     },
   });
 
   function resize(name, value) {
     state[name] = value;
-    if (name === "N") return;
-    // Keep what overlaps, fill new entries with 0.
-    const { D, F } = state;
-    const reshape = (m, rows, cols) => seq(0, rows - 1).map((r) => seq(0, cols - 1).map((c) => m[r]?.[c] ?? "0"));
-    state.text = { X: reshape(state.text.X, 1, D), A: reshape(state.text.A, D, F), B: reshape(state.text.B, F, D) };
+    const { D, F, text } = state;
+    state.text = { X: resizeTexts(text.X, 1, D), A: resizeTexts(text.A, D, F), B: resizeTexts(text.B, F, D) };
   }
 
   /** Reads the inputs; returns {X, A, B, N} or null after showing every problem inline. */
@@ -115,36 +96,21 @@ export function mount(el, ctx) {
   }
 
   function resultsView(lang, r, input) {
-    const N = input.N;
-    const F = r.XA.length;
-    const gpuOf = (k) => Math.floor((k * N) / F);
+    const N = input.N, gpuOf = (k) => Math.floor((k * N) / r.XA.length);
     const line = (aria, label, values, testid, colour) => valueLine(label, values, lang, { testid, ariaLabel: aria, gpuOf: colour });
-    const unsplit = h(
-      "div",
-      { class: "tpw-panel tpw-unsplit" },
-      h("h4", {}, t(lang, "unsplit-title")),
-      line("XA", "XA", r.XA, "XA", gpuOf),
-      line("GeLU(XA)", "GeLU(XA)", r.H, "GeLU-XA", gpuOf),
-      line(t(lang, "label-Y-unsplit"), "Y = GeLU(XA)B", r.Y, "Y-unsplit")
-    );
+    const unsplit = panel({ cls: "tpw-unsplit", title: t(lang, "unsplit-title") }, line("XA", "XA", r.XA, "XA", gpuOf),
+      line("GeLU(XA)", "GeLU(XA)", r.H, "GeLU-XA", gpuOf), line(t(lang, "label-Y-unsplit"), "Y = GeLU(XA)B", r.Y, "Y-unsplit"));
     const cards = r.gpus.map((g, i) =>
       gpuCard({ i, label: t(lang, "gpu", { i }), note: t(lang, "owns", { cols: indexRange(...g.range), count: g.range[1] - g.range[0] }) },
         h("div", { class: "tpw-shard" }, matrixFigure(sub("A", i), g.A_i, lang), matrixFigure(sub("B", i), g.B_i, lang)),
         line(`GPU ${i} H_${i}`, [sub("H", i), " = GeLU(X", sub("A", i), ")"], g.H_i, `H-${i}`),
         line(t(lang, "label-partial", { i }), [sub("Y", i), " = ", sub("H", i), sub("B", i)], g.Y_i, `Y-${i}`)));
     const partialNames = r.gpus.flatMap((_, i) => [i ? " + " : "", ...sub("Y", i)]);
-    const reduce = h(
-      "div",
-      { class: "tpw-panel tpw-reduce" },
-      h("h4", {}, t(lang, "reduce-title")),
+    const reduce = panel({ cls: "tpw-reduce", title: t(lang, "reduce-title") },
       line("Y (all-reduce)", [...partialNames, h("span", { class: "tpw-aside" }, ` (${t(lang, "reduce-sum", { count: N })})`)], r.allReduce, "Y-allreduce"),
       line(t(lang, "label-Y-compare"), ["GeLU(XA)B", h("span", { class: "tpw-aside" }, ` (${t(lang, "unsplit")})`)], r.Y, "Y-unsplit-compare"),
-      verdict(r.equal, r.equal ? t(lang, "equal") : t(lang, "not-equal", { diff: decimalIn(lang, r.maxDiff.toExponential(2)) }), null, "equal"));
-    return [
-      unsplit,
-      h("div", { class: "tpw-gpus-block" }, h("h4", {}, t(lang, "gpus-title", { count: N })), h("div", { class: "tpw-gpus" }, cards)),
-      reduce,
-    ];
+      unsplitVerdict(t, lang, r.equal, formatExponent(lang, r.maxDiff, 2)));
+    return [unsplit, h("div", { class: "tpw-gpus-block" }, h("h4", {}, t(lang, "gpus-title", { count: N })), h("div", { class: "tpw-gpus" }, cards)), reduce];
   }
 
   function hintFor(problem, ref, lang) {
@@ -154,6 +120,4 @@ export function mount(el, ctx) {
   }
 }
 
-function seq(from, to) {
-  return Array.from({ length: to - from + 1 }, (_, k) => from + k);
-}
+const seq = (from, to) => Array.from({ length: to - from + 1 }, (_, k) => from + k);

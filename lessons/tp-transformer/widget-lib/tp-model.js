@@ -2,98 +2,11 @@
 // widgets: the same math as the lesson (shards, f and g, sequence parallelism, SGD), with every
 // collective counted. Matrices are arrays of rows.
 
-import { matMul as matmul, addMatrices as add, columns as cols, rows as rowsOf } from "widget-kit/matrix.js";
+import { matMul as matmul, addMatrices as add, columns as cols, rows as rowsOf, chunkRows as chunks, transpose as T_, gelu, geluGrad } from "widget-kit/matrix.js";
+import { attention, attentionBackward, layerNorm, layerNormBackward } from "widget-kit/nn.js";
 
-const zeros = (r, c) => Array.from({ length: r }, () => new Array(c).fill(0));
-const T_ = (M) => M[0].map((_, c) => M.map((row) => row[c]));
 const scale = (A, s) => A.map((row) => row.map((v) => v * s));
 const copy = (M) => (Array.isArray(M[0]) ? M.map((row) => row.slice()) : M.slice());
-const chunks = (M, n) => Array.from({ length: n }, (_, i) => rowsOf(M, (i * M.length) / n, ((i + 1) * M.length) / n));
-
-const C = Math.sqrt(2 / Math.PI);
-const gelu = (x) => 0.5 * x * (1 + Math.tanh(C * (x + 0.044715 * x ** 3)));
-function geluGrad(x) {
-  const t = Math.tanh(C * (x + 0.044715 * x ** 3));
-  return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * C * (1 + 3 * 0.044715 * x * x);
-}
-
-function lnForward(X, g, b) {
-  const cache = [];
-  const Y = X.map((row) => {
-    const mu = row.reduce((s, v) => s + v, 0) / row.length;
-    const inv = 1 / Math.sqrt(row.reduce((s, v) => s + (v - mu) ** 2, 0) / row.length + 1e-5);
-    const xhat = row.map((v) => (v - mu) * inv);
-    cache.push({ xhat, inv });
-    return xhat.map((v, j) => v * g[j] + b[j]);
-  });
-  return [Y, { rows: cache, g }];
-}
-
-function lnBackward(dY, cache) {
-  const D = cache.g.length;
-  const dg = new Array(D).fill(0), db = new Array(D).fill(0);
-  const dX = dY.map((dy, r) => {
-    const { xhat, inv } = cache.rows[r];
-    const dxhat = dy.map((v, j) => v * cache.g[j]);
-    const m1 = dxhat.reduce((s, v) => s + v, 0) / D;
-    const m2 = dxhat.reduce((s, v, j) => s + v * xhat[j], 0) / D;
-    dy.forEach((v, j) => { dg[j] += v * xhat[j]; db[j] += v; });
-    return dxhat.map((v, j) => inv * (v - m1 - xhat[j] * m2));
-  });
-  return [dX, dg, db];
-}
-
-function headsForward(X, Wq, Wk, Wv, k) {
-  const T = X.length, dh = Wq[0].length / k;
-  const Q = matmul(X, Wq), K = matmul(X, Wk), V = matmul(X, Wv);
-  const O = zeros(T, Wq[0].length), P = [];
-  for (let h = 0; h < k; h++) {
-    const s0 = h * dh;
-    const p = zeros(T, T);
-    for (let i = 0; i < T; i++) {
-      let max = -Infinity;
-      const s = [];
-      for (let j = 0; j <= i; j++) {
-        let dot = 0;
-        for (let c = 0; c < dh; c++) dot += Q[i][s0 + c] * K[j][s0 + c];
-        s.push(dot / Math.sqrt(dh));
-        max = Math.max(max, s[j]);
-      }
-      const e = s.map((v) => Math.exp(v - max));
-      const sum = e.reduce((a, v) => a + v, 0);
-      for (let j = 0; j <= i; j++) {
-        p[i][j] = e[j] / sum;
-        for (let c = 0; c < dh; c++) O[i][s0 + c] += p[i][j] * V[j][s0 + c];
-      }
-    }
-    P.push(p);
-  }
-  return [O, { X, Q, K, V, P, k, Wq, Wk, Wv }];
-}
-
-function headsBackward(dO, c) {
-  const T = dO.length, w = c.Q[0].length, dh = w / c.k;
-  const dQ = zeros(T, w), dK = zeros(T, w), dV = zeros(T, w);
-  for (let h = 0; h < c.k; h++) {
-    const s0 = h * dh, p = c.P[h];
-    for (let i = 0; i < T; i++) {
-      const dp = [];
-      for (let j = 0; j <= i; j++) {
-        let dot = 0;
-        for (let x = 0; x < dh; x++) { dot += dO[i][s0 + x] * c.V[j][s0 + x]; dV[j][s0 + x] += p[i][j] * dO[i][s0 + x]; }
-        dp.push(dot);
-      }
-      const mean = dp.reduce((a, v, j) => a + v * p[i][j], 0);
-      for (let j = 0; j <= i; j++) {
-        const ds = (p[i][j] * (dp[j] - mean)) / Math.sqrt(dh);
-        for (let x = 0; x < dh; x++) { dQ[i][s0 + x] += ds * c.K[j][s0 + x]; dK[j][s0 + x] += ds * c.Q[i][s0 + x]; }
-      }
-    }
-  }
-  const dX = add(add(matmul(dQ, T_(c.Wq)), matmul(dK, T_(c.Wk))), matmul(dV, T_(c.Wv)));
-  const XT = T_(c.X);
-  return [dX, matmul(XT, dQ), matmul(XT, dK), matmul(XT, dV)];
-}
 
 const LN = ["ln1_g", "ln1_b", "ln2_g", "ln2_b"];
 
@@ -115,11 +28,11 @@ export function blockForward(X, shards, heads, sp, counts) {
   const sum = (parts) => parts.slice(1).reduce(add, parts[0]);
   const g = (parts) => { count(sp ? "reduce_scatter" : "all_reduce"); const s = sum(parts); return sp ? chunks(s, n) : parts.map(() => copy(s)); };
   const f = (xs) => { if (!sp) return xs; count("all_gather"); const whole = [].concat(...xs); return xs.map(() => copy(whole)); };
-  const ln1 = X.map((x, i) => lnForward(x, shards[i].ln1_g, shards[i].ln1_b));
+  const ln1 = X.map((x, i) => layerNorm(x, shards[i].ln1_g, shards[i].ln1_b));
   const H = f(ln1.map(([y]) => y));
-  const att = H.map((h, i) => headsForward(h, shards[i].Wq, shards[i].Wk, shards[i].Wv, k));
+  const att = H.map((h, i) => attention(h, shards[i].Wq, shards[i].Wk, shards[i].Wv, k));
   const Y = g(att.map(([O], i) => matmul(O, shards[i].Wo))).map((a, i) => add(X[i], a));
-  const ln2 = Y.map((y, i) => lnForward(y, shards[i].ln2_g, shards[i].ln2_b));
+  const ln2 = Y.map((y, i) => layerNorm(y, shards[i].ln2_g, shards[i].ln2_b));
   const H2 = f(ln2.map(([y]) => y));
   const U = H2.map((h, i) => matmul(h, shards[i].A));
   const G = U.map((u) => u.map((row) => row.map(gelu)));
@@ -138,16 +51,16 @@ export function blockForward(X, shards, heads, sp, counts) {
       grads[i].A = matmul(T_(H2b[i]), dU);
       return matmul(dU, T_(s.A));
     }));
-    const dY = dH2.map((d, i) => { const [dx, dg, db] = lnBackward(d, ln2[i][1]); grads[i].ln2_g = dg; grads[i].ln2_b = db; return add(dZ[i], dx); });
+    const dY = dH2.map((d, i) => { const [dx, dg, db] = layerNormBackward(d, ln2[i][1]); grads[i].ln2_g = dg; grads[i].ln2_b = db; return add(dZ[i], dx); });
     const dYf = gB(dY);
     if (sp) f(ln1.map(([y]) => y));
     const dH = fB(shards.map((s, i) => {
       grads[i].Wo = matmul(T_(att[i][0]), dYf[i]);
-      const [dh, dq, dk, dv] = headsBackward(matmul(dYf[i], T_(s.Wo)), att[i][1]);
+      const [dh, dq, dk, dv] = attentionBackward(matmul(dYf[i], T_(s.Wo)), att[i][1]);
       Object.assign(grads[i], { Wq: dq, Wk: dk, Wv: dv });
       return dh;
     }));
-    const dX = dH.map((d, i) => { const [dx, dg, db] = lnBackward(d, ln1[i][1]); grads[i].ln1_g = dg; grads[i].ln1_b = db; return add(dY[i], dx); });
+    const dX = dH.map((d, i) => { const [dx, dg, db] = layerNormBackward(d, ln1[i][1]); grads[i].ln1_g = dg; grads[i].ln1_b = db; return add(dY[i], dx); });
     if (sp) {
       count("all_reduce");
       for (const key of LN) {
@@ -204,11 +117,10 @@ export function randomProblem(seed, { L = 2, T = 4, D = 4, F = 8 } = {}) {
   return { blocks, X: mat(T, D, 1), target: mat(T, D, 1) };
 }
 
-/** Collectives per layer and for PyTorch's test model (L layers, embeddings, output layer). */
-export function layerCounts(sp) {
-  return sp ? { forward: { all_gather: 2, reduce_scatter: 2 }, backward: { all_gather: 4, reduce_scatter: 2, all_reduce: 1 } }
-    : { forward: { all_reduce: 2 }, backward: { all_reduce: 2 } };
-}
+/** A count of collectives as PyTorch's CommDebugMode prints it: "{all_reduce: 2}", in the order `ops`. */
+export const countText = (c, ops = Object.keys(c)) => "{" + ops.filter((op) => c[op]).map((op) => `${op}: ${c[op]}`).join(", ") + "}";
+
+/** Collectives for PyTorch's test model (L layers, embeddings, output layer). */
 export function pytorchCounts(L, sp) {
   // test_tp_examples.py's Transformer: token and position embeddings (row-wise), separate
   // wq/wk/wv (column-wise), wo and w2 row-wise, the output layer column-wise.

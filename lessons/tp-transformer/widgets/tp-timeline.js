@@ -6,10 +6,11 @@
 import "./tp-timeline.css";
 import { h, fill } from "widget-kit/dom.js";
 import { translator } from "widget-kit/i18n.js";
-import { card } from "widget-kit/views.js";
+import { blocked, card, gpuBadge, panel } from "widget-kit/views.js";
+import { drawn } from "widget-kit/drawn.js";
 import TEXT from "./tp-timeline.text.json" with { type: "json" };
 import { numberField, readNumber, select, toggle } from "widget-kit/controls.js";
-import { pytorchCounts } from "../widget-lib/tp-model.js";
+import { countText, pytorchCounts } from "../widget-lib/tp-model.js";
 
 export const calls = [];
 
@@ -20,7 +21,6 @@ const OPS = ["all_reduce", "all_gather", "reduce_scatter"];
 const t = translator(TEXT);
 
 const range = (a, b) => (a === b ? `${a}` : `${a}–${b}`);
-const countText = (c) => "{" + OPS.filter((op) => c[op]).map((op) => `${op}: ${c[op]}`).join(", ") + "}";
 
 /** The layer's steps in order: {local: [title, rankText(i)]} or {comm: op, why}. */
 export function timeline(n, heads, sp) {
@@ -51,80 +51,59 @@ export function countSteps(steps) {
 }
 
 export function mount(el, ctx) {
-  const state = { lang: ctx.lang ?? "en", n: 2, headsText: "4", L: 2, sp: false };
+  const state = { n: 2, headsText: "4", L: 2, sp: false };
   let view = null;
 
-  function render(focus) {
-    const lang = state.lang;
-    const choose = (key, label, options) => select({ label: t(lang, label), options, value: state[key], attrs: { "data-size": key },
-      onChange: (v) => { state[key] = v; render(key); } });
-    const heads = numberField({ label: t(lang, "heads"), name: "heads", text: state.headsText, attrs: { "data-testid": "heads", inputmode: "numeric" },
-      onInput: (text) => { state.headsText = text; compute(); } });
-    view = { heads, out: h("div", {}) };
-    fill(el, card({ lang, cls: "tptl", title: t(lang, "title"), intro: t(lang, "intro") },
-      h("fieldset", { class: "tpw-sizes" }, choose("n", "n", N_CHOICES), heads.el, choose("L", "layers", L_CHOICES),
-        toggle({ label: t(lang, "sp"), checked: state.sp, attrs: { "data-testid": "sp" }, onChange: (on) => { state.sp = on; compute(); } })),
-      view.out));
-    if (focus) el.querySelector(`select[data-size="${focus}"]`)?.focus();
-    compute();
-  }
+  drawn(el, ctx, {
+    view(w) {
+      const { lang } = w;
+      const choose = (key, label, options) => select({ label: t(lang, label), options, value: state[key], attrs: { "data-size": key },
+        onChange: (v) => { state[key] = v; w.render(`select[data-size="${key}"]`); } });
+      const heads = numberField({ label: t(lang, "heads"), name: "heads", text: state.headsText, attrs: { "data-testid": "heads", inputmode: "numeric" },
+        onInput: (text) => { state.headsText = text; w.update(); } });
+      view = { heads, out: h("div", {}) };
+      return card({ lang, cls: "tptl", title: t(lang, "title"), intro: t(lang, "intro") },
+        h("fieldset", { class: "tpw-sizes" }, choose("n", "n", N_CHOICES), heads.el, choose("L", "layers", L_CHOICES),
+          toggle({ label: t(lang, "sp"), checked: state.sp, attrs: { "data-testid": "sp" }, onChange: (on) => { state.sp = on; w.update(); } })),
+        view.out);
+    },
+    update({ lang }) {
+      const heads = readHeads(lang);
+      if (heads === null) return void fill(view.out, blocked(t(lang, "blocked")));
+      const { forward, backward } = timeline(state.n, heads, state.sp);
+      const L = state.L;
+      const times = (c) => Object.fromEntries(Object.entries(c).map(([k, v]) => [k, v * L]));
+      const ours = { forward: times(countSteps(forward)), backward: times(countSteps(backward)) };
+      const pt = pytorchCounts(L, state.sp), pt2 = pytorchCounts(2, state.sp);
+      const line = (label, c) => h("p", {}, h("span", { class: "tpw-label" }, t(lang, label)), " ", h("code", {}, countText(c, OPS)));
+      const column = (title, c, id) => h("div", { class: "tptl-count", "data-testid": id }, h("h5", {}, title), line("count-fwd", c.forward), line("count-bwd", c.backward));
+      fill(view.out,
+        h("div", { class: "tptl-phases" }, lanes(lang, t(lang, "forward"), forward), lanes(lang, t(lang, "backward"), backward)),
+        panel({ cls: "tptl-counts", testid: "counts", title: t(lang, "counts") },
+          h("div", { class: "tptl-columns" }, column(t(lang, "count-ours", { L }), ours, "ours"), column(t(lang, "count-pt", { count: L }), pt, "pytorch")),
+          h("p", { class: "tpw-hint", "data-testid": "pt-note" }, t(lang, "pt-note", { fwd: countText(pt2.forward, OPS), bwd: countText(pt2.backward, OPS) })),
+          h("p", { class: "tpw-hint" }, t(lang, "pt-why"))));
+    },
+  });
 
-  function readHeads() {
-    const lang = state.lang;
+  function readHeads(lang) {
     const heads = readNumber(state.headsText, { integer: true, min: 1, max: 64 });
-    let error = "";
-    if (heads === null) error = t(lang, "heads-bad", { text: state.headsText });
-    else if (heads % state.n) {
-      const ok = [1, 2, 3, 4, 5, 6].map((m) => m * state.n).join(", ");
-      error = t(lang, "heads-n", { heads, n: state.n, list: ok });
-    }
+    const error = heads === null ? t(lang, "heads-bad", { text: state.headsText })
+      : heads % state.n ? t(lang, "heads-n", { heads, n: state.n, list: [1, 2, 3, 4, 5, 6].map((m) => m * state.n).join(", ") }) : "";
     view.heads.setError(error);
     return error ? null : heads;
   }
 
-  function lanes(title, steps) {
-    const lang = state.lang, n = state.n;
-    const rows = steps.map((s) => {
-      if (s.comm) {
-        return h("div", { class: `tptl-comm tptl-${s.comm}`, "data-testid": "comm", "data-op": s.comm, style: `grid-column: 1 / span ${n}` },
-          h("strong", {}, t(lang, s.comm)), " · ", t(lang, s.why));
-      }
-      return [h("div", { class: "tptl-step", style: `grid-column: 1 / span ${n}` }, t(lang, s.local)),
-        Array.from({ length: n }, (_, i) => {
-          const [key, vars] = s.rank(i);
-          return h("div", { class: `tptl-box gpu-${i}`, "data-testid": "box" }, t(lang, key, vars));
-        })];
-    });
+  function lanes(lang, title, steps) {
+    const n = state.n;
+    const rows = steps.map((s) => (s.comm
+      ? h("div", { class: `tptl-comm tptl-${s.comm}`, "data-testid": "comm", "data-op": s.comm, style: `grid-column: 1 / span ${n}` },
+        h("strong", {}, t(lang, s.comm)), " · ", t(lang, s.why))
+      : [h("div", { class: "tptl-step", style: `grid-column: 1 / span ${n}` }, t(lang, s.local)),
+        Array.from({ length: n }, (_, i) => h("div", { class: `tptl-box gpu-${i}`, "data-testid": "box" }, t(lang, ...s.rank(i))))]));
     return h("div", { class: "tptl-phase" }, h("h4", {}, title),
       h("div", { class: "tptl-lanes", style: `grid-template-columns: repeat(${n}, minmax(0, 1fr))` },
-        Array.from({ length: n }, (_, i) => h("div", { class: `tptl-lane-head gpu-${i}` }, h("span", { class: "tpw-gpu-badge" }, t(lang, "gpu", { i })))),
+        Array.from({ length: n }, (_, i) => h("div", { class: `tptl-lane-head gpu-${i}` }, gpuBadge(t(lang, "gpu", { i })))),
         rows));
   }
-
-  function compute() {
-    const lang = state.lang;
-    const heads = readHeads();
-    if (heads === null) {
-      fill(view.out, h("p", { class: "tpw-blocked", "data-testid": "blocked" }, t(lang, "blocked")));
-      return;
-    }
-    const { forward, backward } = timeline(state.n, heads, state.sp);
-    const L = state.L;
-    const times = (c) => Object.fromEntries(Object.entries(c).map(([k, v]) => [k, v * L]));
-    const ours = { forward: times(countSteps(forward)), backward: times(countSteps(backward)) };
-    const pt = pytorchCounts(L, state.sp), pt2 = pytorchCounts(2, state.sp);
-    const column = (title, c, id) => h("div", { class: "tptl-count", "data-testid": id }, h("h5", {}, title),
-      h("p", {}, h("span", { class: "tpw-label" }, t(lang, "count-fwd")), " ", h("code", {}, countText(c.forward))),
-      h("p", {}, h("span", { class: "tpw-label" }, t(lang, "count-bwd")), " ", h("code", {}, countText(c.backward))));
-    fill(view.out,
-      h("div", { class: "tptl-phases" }, lanes(t(lang, "forward"), forward), lanes(t(lang, "backward"), backward)),
-      h("div", { class: "tpw-panel tptl-counts", "data-testid": "counts" },
-        h("h4", {}, t(lang, "counts")),
-        h("div", { class: "tptl-columns" }, column(t(lang, "count-ours", { L }), ours, "ours"), column(t(lang, "count-pt", { count: L }), pt, "pytorch")),
-        h("p", { class: "tpw-hint", "data-testid": "pt-note" }, t(lang, "pt-note", { fwd: countText(pt2.forward), bwd: countText(pt2.backward) })),
-        h("p", { class: "tpw-hint" }, t(lang, "pt-why"))));
-  }
-
-  ctx.onLangChange?.((lang) => { state.lang = lang; render(); });
-  render();
 }

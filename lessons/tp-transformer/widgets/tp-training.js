@@ -5,15 +5,15 @@
 
 import "./tp-training.css";
 import { h, fill } from "widget-kit/dom.js";
-import { formatFixed, translator } from "widget-kit/i18n.js";
+import { formatExponent as expo, formatFixed, translator } from "widget-kit/i18n.js";
 import { blocked, card } from "widget-kit/views.js";
 import TEXT from "./tp-training.text.json" with { type: "json" };
 import { fieldGroup, select } from "widget-kit/controls.js";
-import { closeTo } from "widget-kit/matrix.js";
+import { closeTo, hasShape, maxAbsDiff as maxDiff } from "widget-kit/matrix.js";
 import { live } from "widget-kit/live.js";
-import { legend, plot, redrawOnResize, widthOf } from "widget-kit/plot.js";
+import { heightFor, legend, plot, redrawOnResize, widthOf } from "widget-kit/plot.js";
 import { verdict } from "widget-kit/try-mine.js";
-import { randomProblem, train } from "../widget-lib/tp-model.js";
+import { countText, randomProblem, train } from "../widget-lib/tp-model.js";
 
 export const calls = ["train_tp"];
 
@@ -23,13 +23,6 @@ const HEADS = 4;
 const t = translator(TEXT);
 
 const fmt = (lang, v, digits = 4) => formatFixed(lang, v, digits);
-const expo = (lang, v) => {
-  const s = v === 0 ? "0" : v.toExponential(1);
-  return lang === "pl" ? s.replace(".", ",") : s;
-};
-const countText = (c) => "{" + Object.entries(c).map(([k, v]) => `${k}: ${v}`).join(", ") + "}";
-const maxDiff = (a, b) => Math.max(...a.map((v, i) => Math.abs(v - b[i])));
-const isLosses = (v, steps) => Array.isArray(v) && v.length === steps && v.every((x) => typeof x === "number");
 // The fields: what each accepts (readNumber's limits); the message for anything else is "bad-<name>".
 const FIELDS = { steps: { integer: true, min: 1, max: 40 }, lr: { above: 0, max: 5 }, seed: { integer: true, min: 0, max: 99999 } };
 
@@ -63,15 +56,14 @@ export function mount(el, ctx) {
         { id: "sp", name: t(lang, "sp", { n: input.n }), points: points(sp.losses), cls: "gpu-1", marker: "cross", line: false },
       ];
       const [a, b] = w.mine.resultsFor(JSON.stringify(input)) ?? [];
-      if (isLosses(a, input.steps)) series.push({ id: "mine", name: t(lang, "mine"), points: points(a), cls: "gpu-2", marker: "square" });
-      if (isLosses(b, input.steps)) series.push({ id: "mine-sp", name: t(lang, "mine-sp"), points: points(b), cls: "gpu-3", marker: "square" });
+      if (hasShape(a, [input.steps])) series.push({ id: "mine", name: t(lang, "mine"), points: points(a), cls: "gpu-2", marker: "square" });
+      if (hasShape(b, [input.steps])) series.push({ id: "mine-sp", name: t(lang, "mine-sp"), points: points(b), cls: "gpu-3", marker: "square" });
       view.series = series;
       view.steps = input.steps;
       fill(view.out,
         h("div", { class: "tptr-figure" }, h("div", { class: "tptr-plot" }), legend(series)),
         h("p", { class: "tpw-line", "data-testid": "losses" }, `${t(lang, "one")}: ${one.losses.slice(0, 5).map((v) => fmt(lang, v)).join("; ")}${one.losses.length > 5 ? "; …" : ""}`),
-        h("p", { class: "tpw-verdict is-equal", "data-testid": "diff" }, h("span", { class: "tpw-icon", "aria-hidden": "true" }, "✓"), " ",
-          t(lang, "diff", { tp: expo(lang, maxDiff(tp.losses, one.losses)), sp: expo(lang, maxDiff(sp.losses, one.losses)) })),
+        verdict(true, t(lang, "diff", { tp: expo(lang, maxDiff(tp.losses, one.losses)), sp: expo(lang, maxDiff(sp.losses, one.losses)) }), null, "diff"),
         h("p", { class: "tpw-hint", "data-testid": "run-counts" }, t(lang, "counts", { tp: countText(tp.counts), sp: countText(sp.counts) })));
       draw(lang);
       return { input, blocks, X, target, one: one.losses };
@@ -82,7 +74,7 @@ export function mount(el, ctx) {
     },
     result({ lang }, L) {
       for (const got of L.outcome.results) {
-        if (!isLosses(got, L.steps)) return verdict(false, t(lang, "bad-result", { count: L.steps, got: JSON.stringify(got).slice(0, 200) }), "shape");
+        if (!hasShape(got, [L.steps])) return verdict(false, t(lang, "bad-result", { count: L.steps, got: JSON.stringify(got).slice(0, 200) }), "shape");
         const step = got.findIndex((v, i) => !closeTo(v, L.one[i]));
         if (step >= 0) return verdict(false, t(lang, "mismatch", { step: step + 1, want: fmt(lang, L.one[step], 6), got: fmt(lang, got[step], 6) }), "values");
       }
@@ -95,7 +87,7 @@ export function mount(el, ctx) {
     const all = view.series.flatMap((s) => s.points.map((p) => p.y));
     const [lo, hi] = [Math.min(0, ...all), Math.max(...all) * 1.05];
     const width = widthOf(box), steps = view.steps;
-    fill(box, plot({ width, height: Math.round(Math.min(280, Math.max(220, width * 0.5))), testid: "plot",
+    fill(box, plot({ width, height: heightFor(width, 220), testid: "plot",
       title: t(lang, "title"), xLabel: t(lang, "axis"), yLabel: t(lang, "loss"), series: view.series,
       x: { ticks: steps === 1 ? [1] : [1, steps] }, y: { min: lo, max: hi, ticks: [lo, (lo + hi) / 2, hi], format: (v) => fmt(lang, v, 2) } }));
   }

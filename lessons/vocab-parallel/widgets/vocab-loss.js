@@ -9,10 +9,11 @@ import { translator } from "widget-kit/i18n.js";
 import TEXT from "./vocab-loss.text.json" with { type: "json" };
 import { inputGrid, readGrid, showErrors, entryErrorText } from "widget-kit/grid.js";
 import { select, stepper, toggle } from "widget-kit/controls.js";
-import { blocked, card, dataTable, labelled } from "widget-kit/views.js";
+import { blocked, card, dataTable, gpuBadge, labelled } from "widget-kit/views.js";
 import { live } from "widget-kit/live.js";
 import { verdict } from "widget-kit/try-mine.js";
-import { closeTo, formatNumber, formatVector } from "widget-kit/matrix.js";
+import { unsplitVerdict } from "widget-kit/unsplit.js";
+import { allClose, closeTo, formatNumber, formatVector, maxAbsDiff } from "widget-kit/matrix.js";
 import { vocabParallelLoss, ownerOf, parseTarget } from "../widget-lib/vocab-loss-math.js";
 
 export const calls = ["vp_cross_entropy"];
@@ -94,12 +95,11 @@ export function mount(el, ctx) {
   function stages(lang, r, input) {
     const wrong = state.localMaxOnly;
     const rows = (values, testid, mark) => r.gpus.map((g, i) => ({ class: `gpu-${i}`, cells: [
-      [h("span", { class: "tpw-gpu-badge" }, t(lang, "gpu", { i })), " ", h("span", { class: "tpw-aside" }, t(lang, "owns", { start: g.start, last: g.end - 1 }))],
+      [gpuBadge(t(lang, "gpu", { i })), " ", h("span", { class: "tpw-aside" }, t(lang, "owns", { start: g.start, last: g.end - 1 }))],
       ...values(g).map((v, k) => ({ text: formatNumber(v, lang), "data-testid": `${testid}-${i}-${k}`, class: mark?.(g, k) ? "vocab-loss-owner" : null }))] }));
     const table = (caption, gpuRows, reduced, testid, op) => dataTable({ caption, cls: "vocab-loss-table", head: [null, ...input.targets.map((_, k) => t(lang, "token", { t: k }))],
       rows: [...gpuRows, reduced && { class: "vocab-loss-reduced", cells: [`${op} → ${t(lang, "row-reduced")}`, ...reduced.map((v, k) => ({ text: formatNumber(v, lang), "data-testid": `${testid}-${k}` }))] }].filter(Boolean) });
-    const diff = Math.max(...r.loss.map((v, k) => Math.abs(v - r.fullLoss[k])));
-    const equal = diff <= 1e-9 * Math.max(1, ...r.fullLoss.map(Math.abs));
+    const diff = maxAbsDiff(r.loss, r.fullLoss);
     return [
       h("p", { class: "vocab-loss-caption" }, t(lang, "step-0")),
       table(t(lang, wrong ? "step-1-wrong" : "step-1"), rows((g) => g.localMax, "local-max"), wrong ? null : r.m, "m", "MAX"),
@@ -108,7 +108,7 @@ export function mount(el, ctx) {
       state.step >= 4 && h("div", { class: "tpw-panel vocab-loss-result" }, h("p", { class: "vocab-loss-caption" }, t(lang, "step-4")),
         labelled(t(lang, "loss-split"), " ≈ ", formatVector(r.loss, "()", lang), { testid: "loss-split" }),
         labelled(t(lang, "loss-full"), " ≈ ", formatVector(r.fullLoss, "()", lang), { testid: "loss-full" }),
-        verdict(equal, equal ? t(lang, "equal") : t(lang, "not-equal", { diff: formatNumber(diff, lang) }), null, "equal")),
+        unsplitVerdict(t, lang, allClose(r.loss, r.fullLoss, 1e-9), formatNumber(diff, lang))),
     ];
   }
 }

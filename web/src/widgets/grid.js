@@ -101,19 +101,34 @@ export function entryErrorText(t, lang, error) {
 }
 
 /**
- * matrixInput({name, caption, values, vector, cellClass, rowHead, colHead, onInput, cls, testid})
+ * What the learner typed in a matrix (`texts`), resized to rows × cols: the entries that
+ * overlap kept, new ones `fill(r, c)` ("0" unless given).
+ */
+export function resizeTexts(texts, rows, cols, fill = () => "0") {
+  return Array.from({ length: rows }, (_, r) => Array.from({ length: cols }, (_, c) => texts[r]?.[c] ?? fill(r, c)));
+}
+
+/**
+ * matrixInput({name, caption, values, vector, cellClass, rowHead, colHead, onInput, cls, testid, text, key})
  * -> {el, table, inputs, texts(), read(t, lang, {limit})}: an editable matrix under its caption
  * with its inline errors below it (`data-testid` = testid, by default "errors-<name>").
  * read() shows the unreadable entries' messages (the kit's "entry-*" texts, through the widget's t) and
  * gives the numbers, or null while one is unreadable; texts() is what the learner typed.
+ * With `text` (the widget's {key: what was typed}, `key` by default `name`), the matrix shows
+ * text[key] and keeps it up to date before each onInput(), as fieldGroup does for its fields.
  */
-export function matrixInput({ name, caption, cls = "", testid, ...grid }) {
+export function matrixInput({ name, caption, cls = "", testid, text, key = name, ...grid }) {
+  if (text) {
+    const { onInput } = grid;
+    Object.assign(grid, { values: text[key], onInput: () => { text[key] = texts(); onInput(); } });
+  }
   const { table, inputs } = inputGrid({ name, ...grid });
+  const texts = () => inputs.map((row) => row.map((input) => input.value));
   const errors = h("div", { class: "tpw-errors", "data-testid": testid ?? `errors-${name}` });
   return {
     el: h("figure", { class: `tpw-matrix ${cls}`.trim() }, h("figcaption", {}, caption), table, errors),
     table, inputs,
-    texts: () => inputs.map((row) => row.map((input) => input.value)),
+    texts,
     read(t, lang, options) {
       const { values, errors: bad } = readGrid(inputs, options);
       showErrors(errors, bad.map((e) => ({ input: e.input, text: entryErrorText(t, lang, e) })));

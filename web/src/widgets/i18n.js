@@ -56,6 +56,15 @@ export function formatFixed(lang, value, digits = 2) {
   return formatNumberIn(lang, value, { minimumFractionDigits: digits, maximumFractionDigits: digits });
 }
 
+/**
+ * A tiny number (a rounding difference) in scientific notation with `digits` decimals, the
+ * language's way: "1.7e-16", Polish "1,7e-16"; 0 is "0".
+ */
+export function formatExponent(lang, value, digits = 1) {
+  const text = value === 0 ? "0" : value.toExponential(digits);
+  return lang === "pl" ? text.replace(".", ",") : text;
+}
+
 /** A fraction as a percentage: "82.5%" in English, "82,5 %" in Polish. */
 export function formatPercent(lang, fraction, digits = 1) {
   const text = formatFixed(lang, 100 * fraction, digits);

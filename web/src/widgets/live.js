@@ -3,11 +3,12 @@
 // run on the numbers the widget shows now. A widget gives what is its own (what it draws, how it
 // computes, what it runs and how it judges the answer); this keeps the rest.
 
-import { fill } from "./dom.js";
+import { drawn } from "./drawn.js";
 import { tryMine } from "./try-mine.js";
 
 /**
- * live(el, ctx, t, {view, update, calls, result}) -> w, the widget mounted in `el`:
+ * live(el, ctx, t, {view, update, calls, result}) -> w, the widget mounted in `el` (drawn.js's
+ * life, with "Try with my code"):
  * - view(w): the nodes of the whole widget in `w.lang` (its card); put `w.tryBlock()` where
  *   "Try with my code" goes. Drawn on mount, on a language switch and by `w.render(focus)`;
  * - update(w): recomputes from what the learner typed (after every edit: call `w.update()`)
@@ -22,26 +23,17 @@ import { tryMine } from "./try-mine.js";
  */
 export function live(el, ctx, t, { view, update, calls, result }) {
   const w = {
-    lang: ctx.lang ?? "en",
     current: null,
     mine: tryMine({ run: ctx.runWithLearnerCode, t, onChange: () => w.update() }),
-    render(focus) {
-      fill(el, view(w));
-      if (focus) el.querySelector(focus)?.focus();
-      w.update();
-    },
+    tryBlock: () => w.mine.block(w.lang, () => w.current && w.mine.start(w.current.key, ...calls(w.current))),
+  };
+  return drawn(el, ctx, {
+    view,
     update() {
       const current = update(w) ?? null;
       if (current) current.key ??= JSON.stringify(current.input);
       w.current = current;
       w.mine.show(w.lang, current?.key ?? null, (last) => result(w, last));
     },
-    tryBlock: () => w.mine.block(w.lang, () => w.current && w.mine.start(w.current.key, ...calls(w.current))),
-  };
-  ctx.onLangChange?.((lang) => {
-    w.lang = lang;
-    w.render();
-  });
-  w.render();
-  return w;
+  }, w);
 }

@@ -7,7 +7,13 @@ const SQRT_2_OVER_PI = Math.sqrt(2 / Math.PI);
 export function gelu(x) {
   // For |x| beyond ~1e102 the cube overflows to ±Infinity; tanh(±Infinity) = ±1 keeps the
   // result finite (x or -0), so no special case is needed.
-  return 0.5 * x * (1 + Math.tanh(SQRT_2_OVER_PI * (x + 0.044715 * x * x * x)));
+  return 0.5 * x * (1 + Math.tanh(SQRT_2_OVER_PI * (x + 0.044715 * x ** 3)));
+}
+
+/** The derivative of that GeLU (the learner's gelu_grad). */
+export function geluGrad(x) {
+  const t = Math.tanh(SQRT_2_OVER_PI * (x + 0.044715 * x ** 3));
+  return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * SQRT_2_OVER_PI * (1 + 3 * 0.044715 * x * x);
 }
 
 export function relu(x) {
@@ -97,6 +103,21 @@ export function matMul(M, P) {
   return M.map((row) => vecMat(row, P));
 }
 
+/** An R × C matrix of zeros. */
+export function zeros(R, C) {
+  return Array.from({ length: R }, () => new Array(C).fill(0));
+}
+
+export function transpose(M) {
+  return M[0].map((_, c) => M.map((row) => row[c]));
+}
+
+/** Row chunk i of M for each of n GPUs (n divides M's rows): the layout of sequence parallelism. */
+export function chunkRows(M, n) {
+  const size = M.length / n;
+  return Array.from({ length: n }, (_, i) => M.slice(i * size, (i + 1) * size));
+}
+
 export function addMatrices(P, Q) {
   return P.map((row, r) => addVectors(row, Q[r]));
 }
@@ -119,6 +140,16 @@ export function sumVectors(vs, length) {
 
 export function maxAbsDiff(a, b) {
   return a.reduce((m, v, i) => Math.max(m, Math.abs(v - b[i])), 0);
+}
+
+/**
+ * Whether `got` is `want` (vectors or matrices of one shape) to within `rel` of want's largest
+ * magnitude, never less than `rel` itself: 1e-5 lets a learner's float32 through, 1e-9 only
+ * rounding. A NaN is never close.
+ */
+export function allClose(got, want, rel) {
+  const w = want.flat();
+  return maxAbsDiff(got.flat(), w) <= rel * Math.max(1, ...w.map(Math.abs));
 }
 
 /** Equal up to float rounding, scaled to the numbers' size. */
@@ -240,6 +271,16 @@ export function shapeOf(value) {
 }
 
 /**
+ * Whether the learner's `value` is a nested list of numbers of exactly this `shape` ([T] a
+ * vector, [T, D] a matrix, [] one number). NaN and infinities come back from the worker as
+ * strings, so they are not numbers here.
+ */
+export function hasShape(value, shape) {
+  if (!shape.length) return typeof value === "number";
+  return Array.isArray(value) && value.length === shape[0] && value.every((v) => hasShape(v, shape.slice(1)));
+}
+
+/**
  * Compares the learner's tp_mlp result and shard_mlp output with the reference.
  * Returns {verdict: "match" | "mismatch" | "bad-shape", got, shardProblem} where got is the
  * learner's Y as a flat vector (or null), and shardProblem names the first GPU whose shard
@@ -254,13 +295,8 @@ export function compareLearner(results, reference) {
   const shapeOk = shape && flat && flat.length === D && (shape.length === 1 || (shape.length === 2 && shape[0] === 1));
   const shardProblem = findShardProblem(shards, reference.gpus);
   if (!shapeOk) return { verdict: "bad-shape", got: flat, shape, shardProblem };
-  return { verdict: nearlyEqualLoose(flat, reference.Y) ? "match" : "mismatch", got: flat, shape, shardProblem };
-}
-
-// The learner may compute in float32; the checks accept that, so the widget does too.
-function nearlyEqualLoose(a, b) {
-  const scale = Math.max(1, ...b.map(Math.abs));
-  return maxAbsDiff(a, b) <= 1e-5 * scale;
+  // The learner may compute in float32; the checks accept that, so the widget does too.
+  return { verdict: allClose(flat, reference.Y, 1e-5) ? "match" : "mismatch", got: flat, shape, shardProblem };
 }
 
 function findShardProblem(shards, gpus) {
@@ -271,7 +307,7 @@ function findShardProblem(shards, gpus) {
     for (const [part, got, want] of [["A", pair[0], gpus[i].A_i], ["B", pair[1], gpus[i].B_i]]) {
       const g = flatten(got);
       const w = want.flat();
-      if (!g || (shapeOf(got) || []).join() !== [want.length, want[0].length].join() || !nearlyEqualLoose(g, w)) {
+      if (!g || (shapeOf(got) || []).join() !== [want.length, want[0].length].join() || !allClose(g, w, 1e-5)) {
         return { gpu: i, part };
       }
     }

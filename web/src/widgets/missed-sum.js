@@ -3,6 +3,9 @@
 // their mean. The same recognition and the same sentences as the grader's
 // (lessonkit.checking.missed_sum), so a learner reads one explanation wherever they meet it.
 
+import { h } from "./dom.js";
+import { allClose, hasShape } from "./matrix.js";
+
 /** "Y_0 + Y_1" for 2 GPUs, "Y_0 + Y_1 + Y_2" for 3, "Y_0 + Y_1 + … + Y_7" beyond. */
 export function sumTerms(name, n) {
   if (n <= 3) return Array.from({ length: n }, (_, i) => `${name}_${i}`).join(" + ");
@@ -25,11 +28,7 @@ function subsets(n) {
   return found;
 }
 
-function close(a, b) {
-  if (!Array.isArray(a) || a.length !== b.length) return false;
-  const scale = Math.max(1, ...b.map(Math.abs));
-  return a.every((x, k) => typeof x === "number" && Math.abs(x - b[k]) <= 1e-5 * scale);
-}
+const close = (got, want) => hasShape(got, [want.length]) && allClose(got, want, 1e-5);
 
 const added = (shares, gpus) => shares[0].map((_, k) => gpus.reduce((sum, i) => sum + shares[i][k], 0));
 
@@ -45,6 +44,12 @@ export function missedSum(got, shares) {
   const mean = added(shares, [...Array(n).keys()]).map((x) => x / n);
   if (close(got, mean)) return { key: "missed-mean", vars: { n } };
   return null;
+}
+
+/** The hint's line (`data-testid="learner-sum-hint"`) under a run's verdict, or null when `got` is none of these. */
+export function missedSumLine(t, lang, got, shares, options) {
+  const hint = missedSumHint(t, lang, got, shares, options);
+  return hint && h("p", { class: "tpw-hint", "data-testid": "learner-sum-hint" }, hint);
 }
 
 /** The hint's sentence in `lang` through the widget's translator `t`, or null. */

@@ -32,6 +32,11 @@ export function widthOf(box) {
   return Math.max(280, Math.min(640, box.clientWidth || 560));
 }
 
+/** The height for a plot `width` wide: half its width, between `min` and 280 px (a phone's plot stays tall enough to read). */
+export function heightFor(width, min) {
+  return Math.round(Math.min(280, Math.max(min, width * 0.5)));
+}
+
 /** Calls redraw() when `box` changes width by more than a few pixels (a phone turned, a window resized). */
 export function redrawOnResize(box, redraw) {
   if (typeof ResizeObserver !== "function") return;

@@ -47,10 +47,20 @@ export function valueLine(label, values, lang, { testid, ariaLabel, gpuOf } = {}
     vectorOutput(values, lang, { testid, ariaLabel, entryClass: gpuOf && ((k) => `tpw-entry gpu-${gpuOf(k)}`) }));
 }
 
+/** A GPU's name as a badge in its colour (the colour of the `gpu-<i>` element it sits in). */
+export function gpuBadge(label) {
+  return h("span", { class: "tpw-gpu-badge" }, label);
+}
+
 /** One GPU's card: its badge (`label`), a note on what it owns, then `body`; tinted in its colour. */
 export function gpuCard({ i, label, note, testid = `gpu-${i}` }, ...body) {
   return h("article", { class: `tpw-gpu gpu-${i}`, "aria-label": label, "data-testid": testid },
-    h("h5", {}, h("span", { class: "tpw-gpu-badge" }, label), " ", note ? h("span", { class: "tpw-owns" }, note) : null), body);
+    h("h5", {}, gpuBadge(label), " ", note ? h("span", { class: "tpw-owns" }, note) : null), body);
+}
+
+/** A panel of results under its heading: <div class="tpw-panel CLS"><h4>title</h4>…body</div>. */
+export function panel({ cls = "", title, testid }, ...body) {
+  return h("div", { class: `tpw-panel ${cls}`.trim(), "data-testid": testid }, title ? h("h4", {}, title) : null, body);
 }
 
 /** The line shown instead of results while an entry is unreadable (its message is by the entry). */
