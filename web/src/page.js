@@ -48,7 +48,10 @@ function focusableWideBoxes(doc, cleanups) {
   const redrawn = new MutationObserver(update);
   const prose = doc.getElementById("prose");
   if (prose) redrawn.observe(prose, { childList: true, subtree: true });
-  cleanups.push(() => { resized.disconnect(); redrawn.disconnect(); });
+  // A formula widens without any of that when its KaTeX font arrives: the browser fetches a font
+  // the first time a shown glyph needs it (the other language's formulas, once switched to).
+  doc.fonts.addEventListener("loadingdone", update);
+  cleanups.push(() => { resized.disconnect(); redrawn.disconnect(); doc.fonts.removeEventListener("loadingdone", update); });
   return update;
 }
 
