@@ -14,7 +14,7 @@ learner-facing messages of `lessonkit.learner`. Learner code may change anything
 side (numpy, builtins, this module): it can only spoil its own answers, which the grader, in
 another process or worker, reads as data.
 
-Entry points: `handle(message)` and `handle_json(text)` (the browser's learner worker),
+Entry points: `handle(message)` and `handle_json(request)` (the browser's learner worker),
 `prepare(lesson_dir)`, and `python -m lessonkit.learner_host --serve FD_IN FD_OUT
 [--memory-mb N]` (the command line's learner process: one JSON line in, one JSON line out).
 """
@@ -123,6 +123,7 @@ class Host:
     def _call(self, message: dict) -> dict:
         name = message["fn"]
         args = wire.decode(message["args"])
+        sent = _copied(args)  # before any learner code: the inputs as they came
         fn = self._function(name)
         dtypes: set = set()
 
@@ -143,8 +144,13 @@ class Host:
             except LearnerError as exc:
                 return self._answer(message, out, kind="raised", message=exc.message,
                                     line=exc.line)
+        # An input the call left as it came is not sent back: the grader has it (half of a
+        # call's bytes where the checks pass large arrays, and nothing a learner could not
+        # already say by sending the input back as it got it).
         try:
-            encoded = wire.encode(got), [wire.encode(a) for a in after]
+            encoded = wire.encode(got), [
+                _UNCHANGED if wire.same(left, given) else wire.encode(left)
+                for left, given in zip(after, sent)]
         except (wire.WireError, RecursionError) as exc:
             return self._answer(message, out, kind="raised", line=None, message=_(
                 "{name} returned a value the grader cannot read ({problem}). Return numbers, "
@@ -155,12 +161,7 @@ class Host:
                 "{name} returned about {mb} MB of numbers, far more than any check expects, "
                 "so it was not checked. Look at the shape of what you return.",
                 name=name, mb=f"{size / 2**20:.0f}"))
-        # An input the call left as it came is not sent back: the grader has it (half of a
-        # call's bytes where the checks pass large arrays, and nothing a learner could not
-        # already say by sending the input back as it got it).
-        after = [_UNCHANGED if wire.identical(left, sent) else left
-                 for left, sent in zip(encoded[1], message["args"])]
-        return self._answer(message, out, kind="returned", got=encoded[0], after=after,
+        return self._answer(message, out, kind="returned", got=encoded[0], after=encoded[1],
                             params=list(names), dtypes=sorted(dtypes))
 
     def _function(self, name: str):
@@ -252,6 +253,20 @@ def missing_functions(lesson: Lesson, module) -> str | None:
 _MAX_ANSWER_BYTES = wire.PROTOCOL["sab"]["bytes_capacity"] * 3 // 4 - 2**20
 # A call's input returned exactly as the request encoded it (channel.Learner.call).
 _UNCHANGED = wire.PROTOCOL["unchanged_input"]
+
+
+def _copied(value):
+    """A copy of decoded plain data (arrays copied, lists, tuples and dicts rebuilt; numbers,
+    text, numpy scalars and descriptions cannot change in place), to tell afterwards which
+    inputs a call left as they came without encoding them (`wire.same`)."""
+    if type(value) is _ndarray:
+        return value.copy()
+    if type(value) in (list, tuple):
+        items = [_copied(v) for v in value]
+        return items if type(value) is list else tuple(items)
+    if type(value) is dict:
+        return {k: _copied(v) for k, v in value.items()}
+    return value
 
 
 def _bytes_in(value) -> int:
@@ -387,9 +402,10 @@ def handle(message: dict) -> dict:
     return _host.handle(message)
 
 
-def handle_json(request_json: str) -> str:
-    """`handle` with JSON text in and out: the browser's learner worker's only entry point."""
-    return json.dumps(handle(json.loads(request_json)), allow_nan=False)
+def handle_json(request) -> bytes:
+    """`handle` with JSON in and out (`wire.read_message`, `wire.message_bytes`: UTF-8 bytes,
+    or text in): the browser's learner worker's only entry point."""
+    return wire.message_bytes(handle(wire.read_message(request)))
 
 
 def prepare(lesson_dir: str) -> str:
@@ -414,7 +430,7 @@ def serve(fd_in: int, fd_out: int, memory_mb: int | None = None,
         confined = apply(work, [Path(p) for p in readable], hidden.resolve())
     sys.stdin = io.StringIO("")
     def send(message: dict) -> None:
-        data = (json.dumps(message, allow_nan=False) + "\n").encode()
+        data = wire.message_bytes(message) + b"\n"
         while data:
             data = data[os.write(fd_out, data):]
 

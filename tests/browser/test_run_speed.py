@@ -2,8 +2,9 @@
 takes a spare worker starts the next one once its result shows (never while it grades; while
 another booted spare is kept, only once the page is idle, so a Run back to back grades with
 no boot beside it), and
-Stop hands the next Run a worker that was started before Stop was pressed. Speed itself is
-measured by bench/site_bench.py."""
+Stop hands the next Run a worker that was started before Stop was pressed, and "Next" finds
+the next lesson's page and files fetched ahead. Speed itself is measured by
+bench/site_bench.py."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -61,6 +62,8 @@ def speed_page(context, lesson_url):
     page = context.new_page()
     page.errors = []
     page.on("pageerror", lambda e: page.errors.append(f"pageerror: {e}"))
+    page.requested = []  # every URL the page fetched (the service worker answers most)
+    page.on("request", lambda r: page.requested.append(r.url))
     page.add_init_script(RECORD_WORKERS)
     page.add_init_script(RECORD_BOOTS)
     page.add_init_script(RECORD_SERVED)  # after RECORD_WORKERS: it reads its records
@@ -110,4 +113,16 @@ def test_spares_start_after_a_result_and_stop_hands_over_one_started_before(
     served = page.evaluate("window.__served")[-1]
     assert served < started_before_stop, \
         "the Run after Stop ran in a worker started (and booted) before Stop was pressed"
+
+    # The next lesson's page and lesson.zip were fetched while this page was idle: "Next"
+    # fetches neither, and Python moves to it without a boot.
+    moved_to = ("/fg-backward/index.html", "/fg-backward/lesson.zip")
+    assert {u for u in moved_to if any(url.endswith(u) for url in page.requested)} == set(moved_to)
+    asked, logged = len(page.requested), len(boots(page))
+    page.locator('nav.lesson-nav a[rel="next"]').click()
+    page.wait_for_function("() => document.querySelector('script#lesson-config')"
+                           "?.textContent.includes('fg-backward')", timeout=READY_TIMEOUT_MS)
+    page.wait_for_selector("#python-progress[data-state=ready]", timeout=READY_TIMEOUT_MS)
+    assert [url for url in page.requested[asked:] if url.endswith(moved_to)] == []
+    assert len(boots(page)) == logged
     assert page.errors == []

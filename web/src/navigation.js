@@ -10,6 +10,8 @@
 // cannot be fetched, or a page that refuses to be left in place (its latest save failed, so the
 // browser's own leave-page warning must run).
 
+import { clearAhead, fetchAhead, fetched, readBytes, readPage } from "./fetch-ahead.js";
+
 // The bundle's address, read while it runs: every page of one build loads this very file.
 const SCRIPT = document.currentScript ? document.currentScript.src : null;
 
@@ -50,16 +52,16 @@ export function startNavigation({ leave, fits, arrive }) {
       if (token === latest) location.assign(url.href);
     };
     let doc;
-    let response;
+    let page;
     try {
-      response = await fetch(url.href);
-      if (!response.ok || !(response.headers.get("content-type") || "").includes("text/html")) return fallback();
-      doc = new DOMParser().parseFromString(await response.text(), "text/html");
+      page = await fetched(url.href, readPage);
+      if (!page.html) return fallback();
+      doc = new DOMParser().parseFromString(page.text, "text/html");
     } catch {
       return fallback();
     }
     if (token !== latest) return undefined;
-    if (pageScript(doc, response.url) !== SCRIPT || !fits(doc) || !leave()) return fallback();
+    if (pageScript(doc, page.url) !== SCRIPT || !fits(doc) || !leave()) return fallback();
     if (push) history.pushState({ course: true }, "", url.href);
     shownPath = location.pathname;
     swap(doc);
@@ -79,6 +81,23 @@ export function startNavigation({ leave, fits, arrive }) {
     // A change of the #fragment alone stays on this page.
     if (location.pathname !== shownPath) go(new URL(location.href), false);
   });
+}
+
+/**
+ * Fetches the next lesson's page and its lesson.zip now (the page is idle and Python ready), so
+ * that a move to it waits for neither (fetch-ahead.js). Only the page's own "Next" link.
+ */
+export function lookAhead() {
+  clearAhead();
+  const link = document.querySelector('nav.lesson-nav a[rel="next"]');
+  if (!SCRIPT || !link) return;
+  fetchAhead(new URL(link.href, location.href).href, readPage).then((page) => {
+    if (!page.html) return;
+    const doc = new DOMParser().parseFromString(page.text, "text/html");
+    const config = doc.getElementById("lesson-config");
+    const lesson = config && JSON.parse(config.textContent).urls?.lesson;
+    if (lesson) fetchAhead(new URL(lesson, page.url).href, readBytes);
+  }, () => {});
 }
 
 /** The fetched page's title, lesson config, language styles and body, in place of this one's. */

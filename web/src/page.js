@@ -15,7 +15,7 @@ import { uiText } from "./ui-text.js";
 import { mountWidgets } from "./widgets-host.js";
 import { showHomeProgress } from "./home.js";
 import { isolate, registerServiceWorker } from "./offline.js";
-import { startNavigation } from "./navigation.js";
+import { lookAhead, startNavigation } from "./navigation.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -59,6 +59,8 @@ function focusableWideBoxes(doc, cleanups) {
 let python = null;
 // What the page shown now needs from the next move: {canLeave(), unmount()}.
 let mounted = null;
+// How long after Python is ready the page fetches the next lesson ahead.
+const LOOK_AHEAD_AFTER_MS = 1000;
 const NO_PYTHON_HOOKS = { onProgress() {}, onReady() {}, onFailure() {} };
 
 function main() {
@@ -145,6 +147,10 @@ function mount() {
   let running = false;
   // Python moving to this lesson from the one before: it is ready when the move is done.
   let moving = false;
+  // The next lesson's page and files are fetched a moment after Python is ready here (not
+  // beside its start), so a move to it waits for no fetch (navigation.js lookAhead).
+  let lookAheadTimer = null;
+  cleanups.push(() => clearTimeout(lookAheadTimer));
   const hooks = {
     onProgress: (p) => {
       pythonReady = false;
@@ -155,6 +161,8 @@ function mount() {
       pythonReady = true;
       progress.ready();
       if (!running) setStatus("idle", "pythonReady");
+      clearTimeout(lookAheadTimer);
+      lookAheadTimer = setTimeout(lookAhead, LOOK_AHEAD_AFTER_MS);
     },
     onFailure: (message) => {
       progress.failed(message);

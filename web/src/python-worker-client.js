@@ -15,6 +15,7 @@
 // check timers up.
 
 import protocol from "../../py/lessonkit/protocol.json";
+import { fetched, readBytes } from "./fetch-ahead.js";
 import { LearnerLink } from "./learner-channel.js";
 import { PythonProcess, Spares } from "./spare-workers.js";
 import { createChannel } from "./worker/channel.js";
@@ -209,9 +210,8 @@ export class PythonWorker {
     this.config = config;
     const spares = [...this.spares.started];
     try {
-      const response = await fetch(urls.lesson);
-      if (!response.ok) throw new Error(`${urls.lesson}: HTTP ${response.status}`);
-      const zip = await response.arrayBuffer();
+      // Fetched ahead while the page before it was idle, as a rule (navigation.js lookAhead).
+      const zip = await fetched(urls.lesson, readBytes);
       const lang = this.lang();
       const processes = this.split ? [this.grader, this.link.learner] : [this.single];
       const loads = processes.map((process) => process.loadLesson(lesson, zip, sha256.lesson, lang));
@@ -399,13 +399,13 @@ export class PythonWorker {
   }
 
   /** Split mode: the grader asks for a learner call; its answer comes back through the channel. */
-  onLearnerRequest(job, { seq, request, time_limit_s: limit }) {
+  onLearnerRequest(job, { seq, op, request, time_limit_s: limit }) {
     if (job.stopping) return this.link.answerAtOnce(seq, "stopped");
     if (job.expired) return this.link.answerAtOnce(seq, "timeout");
     if (!job.warmUp) this.link.learner.dirty = true;
     // A learner worker still starting (after a replacement) does not eat the check's time.
     job.countdown?.pause();
-    this.link.forward(seq, request, {
+    this.link.forward(seq, op, request, {
       onSent: () => {
         job.countdown?.resume();
         if (typeof limit === "number") {

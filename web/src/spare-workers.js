@@ -51,8 +51,9 @@ export class PythonProcess {
     this.worker.postMessage({ type: "init", role, lesson, urls, sha256, downloadBytes, ...extra });
   }
 
-  post(message) {
-    this.worker.postMessage(message);
+  /** Posts `message`, handing the worker the buffers in `transfer` (no copy). */
+  post(message, transfer = []) {
+    this.worker.postMessage(message, transfer);
   }
 
   /**
