@@ -16,6 +16,7 @@ time. A response that does not match its request is the learner's error, never a
 """
 from __future__ import annotations
 
+import json
 import time
 
 from . import learner_host, wire
@@ -72,21 +73,17 @@ class InProcess:
 
 
 class Callback:
-    """A channel through a host function `call(request, seq, op, time_limit_s) -> answer` (the
-    browser's grader worker, which asks the page, which asks the learner worker): the request
-    and the answer are JSON as UTF-8 bytes (`wire.message_bytes`; the answer any bytes-like
-    object), `seq` and `op` the request's, for a host that does not read requests."""
+    """A channel through `call(request_json, time_limit_s) -> response_json` (the browser)."""
     in_process = False
 
     def __init__(self, call):
         self._call = call
 
     def request(self, message: dict, time_limit_s: float | None) -> dict:
-        answer = self._call(wire.message_bytes(message), message["seq"], message["op"],
-                            time_limit_s)
+        text = self._call(json.dumps(message, allow_nan=False), time_limit_s)
         try:
-            return wire.read_message(answer)
-        except (ValueError, TypeError, RecursionError):
+            return json.loads(str(text))
+        except (ValueError, RecursionError):
             return {}  # not JSON: the caller treats it as unreadable
 
 

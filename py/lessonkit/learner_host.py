@@ -14,7 +14,7 @@ learner-facing messages of `lessonkit.learner`. Learner code may change anything
 side (numpy, builtins, this module): it can only spoil its own answers, which the grader, in
 another process or worker, reads as data.
 
-Entry points: `handle(message)` and `handle_json(request)` (the browser's learner worker),
+Entry points: `handle(message)` and `handle_json(text)` (the browser's learner worker),
 `prepare(lesson_dir)`, and `python -m lessonkit.learner_host --serve FD_IN FD_OUT
 [--memory-mb N]` (the command line's learner process: one JSON line in, one JSON line out).
 """
@@ -402,10 +402,9 @@ def handle(message: dict) -> dict:
     return _host.handle(message)
 
 
-def handle_json(request) -> bytes:
-    """`handle` with JSON in and out (`wire.read_message`, `wire.message_bytes`: UTF-8 bytes,
-    or text in): the browser's learner worker's only entry point."""
-    return wire.message_bytes(handle(wire.read_message(request)))
+def handle_json(request_json: str) -> str:
+    """`handle` with JSON text in and out: the browser's learner worker's only entry point."""
+    return json.dumps(handle(json.loads(request_json)), allow_nan=False)
 
 
 def prepare(lesson_dir: str) -> str:
@@ -430,7 +429,7 @@ def serve(fd_in: int, fd_out: int, memory_mb: int | None = None,
         confined = apply(work, [Path(p) for p in readable], hidden.resolve())
     sys.stdin = io.StringIO("")
     def send(message: dict) -> None:
-        data = wire.message_bytes(message) + b"\n"
+        data = (json.dumps(message, allow_nan=False) + "\n").encode()
         while data:
             data = data[os.write(fd_out, data):]
 

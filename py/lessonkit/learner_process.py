@@ -34,7 +34,7 @@ from pathlib import Path
 
 from . import i18n
 from .capture import CappedOutput
-from .wire import PROTOCOL, message_bytes
+from .wire import PROTOCOL
 from .hints import FILENAME as HINTS_FILE
 from .lesson import Lesson
 from .report import Report
@@ -173,7 +173,7 @@ class LearnerProcess:
             return {"seq": seq, "kind": "crashed", "how": "exit"}
         deadline = None if time_limit_s is None else (
             time.perf_counter() + time_limit_s + PROTOCOL["grace_s"])
-        data = message_bytes(message) + b"\n"
+        data = (json.dumps(message, allow_nan=False) + "\n").encode()
         # Learner output, sent as it was written ({"kind": "output"} lines), capped as it
         # arrives: a child that floods the channel with them costs this process nothing.
         printed = CappedOutput(self.limits.output_lines, self.limits.output_bytes)

@@ -38,19 +38,6 @@ MAX_DEPTH = 100
 MAX_INT = 2**1024
 
 
-def message_bytes(message: dict) -> bytes:
-    """A channel message as it travels: JSON in UTF-8 bytes. Between Python and the page's
-    JavaScript, bytes cross as one copy where text is converted one character at a time,
-    which cost the page more than the checks themselves on calls with large arrays."""
-    return json.dumps(message, allow_nan=False).encode()
-
-
-def read_message(data):
-    """The message in `data`: JSON as UTF-8 bytes (any bytes-like object) or as text.
-    ValueError (a UnicodeDecodeError among them) or RecursionError when it is not JSON."""
-    return json.loads(data if isinstance(data, (str, bytes, bytearray)) else bytes(data))
-
-
 class WireError(ValueError):
     """A message that is not well-formed plain data."""
 

@@ -167,28 +167,26 @@ def test_what_learner_code_writes_to_the_channel_is_an_error_never_a_pass(toy, p
 
 
 def test_a_channel_answering_nonsense_gives_errors(toy):
-    """Any channel (here the page's kind: JSON in UTF-8 bytes through a callback, which also
-    gets the request's seq and op) is held to the same rules: an answer that is not JSON (or
-    not UTF-8), has another seq, or does not decode is an error."""
+    """Any channel (here the page's kind: JSON text through a callback) is held to the same
+    rules: an answer that is not JSON, has another seq, or does not decode is an error."""
     answers = iter([])
 
-    def learner_call(request_bytes: bytes, seq: int, op: str, time_limit_s: float) -> bytes:
-        request = json.loads(request_bytes)
-        assert (request["seq"], request["op"]) == (seq, op)
-        if op == "load":
-            return json.dumps({"seq": seq, "kind": "loaded", "problem": None,
+    def learner_call(request_json: str, time_limit_s: float) -> str:
+        request = json.loads(request_json)
+        if request["op"] == "load":
+            return json.dumps({"seq": request["seq"], "kind": "loaded", "problem": None,
                                "stdout": "",
-                               "stdout_truncated": False}).encode()
-        return next(answers)(seq)
+                               "stdout_truncated": False})
+        return next(answers)(request["seq"])
 
     forged_array = {"array": {"dtype": "<f8", "shape": [3], "data": "AAAA"}}
     answers = iter([
-        lambda seq: b'{"seq": ' + str(seq).encode() + b', "kind": "\xff"}',  # not UTF-8
-        lambda seq: json.dumps({"seq": seq + 1, "kind": "returned"}).encode(),
+        lambda seq: "not json",
+        lambda seq: json.dumps({"seq": seq + 1, "kind": "returned"}),
         lambda seq: json.dumps({"seq": seq, "kind": "returned", "got": forged_array,
                                 "after": [forged_array], "params": ["x"], "dtypes": [],
-                                "stdout": "", "stdout_truncated": False}).encode(),
-        lambda seq: json.dumps({"seq": seq, "kind": "passed"}).encode(),
+                                "stdout": "", "stdout_truncated": False}),
+        lambda seq: json.dumps({"seq": seq, "kind": "passed"}),
     ])
     report = grade(toy, TOY_REFERENCE, learner=Callback(learner_call))
     assert statuses(report)["load"] == "passed"
@@ -204,23 +202,23 @@ def test_host_made_answers(toy):
     loads = []
     plan = iter(["timeout", "returned", "crashed", "stopped"])
 
-    def learner_call(request_bytes: bytes, seq: int, op: str, time_limit_s: float) -> bytes:
-        request = json.loads(request_bytes)
-        if op == "load":
+    def learner_call(request_json: str, time_limit_s: float) -> str:
+        request = json.loads(request_json)
+        if request["op"] == "load":
             loads.append(request["stand_ins"])
-            return json.dumps({"seq": seq, "kind": "loaded", "problem": None,
+            return json.dumps({"seq": request["seq"], "kind": "loaded", "problem": None,
                                "stdout": "",
-                               "stdout_truncated": False}).encode()
+                               "stdout_truncated": False})
         kind = next(plan)
         if kind != "returned":
-            return json.dumps({"seq": seq, "kind": kind, "how": "worker"}).encode()
-        return memoryview(json.dumps({"seq": seq, "kind": "returned",
+            return json.dumps({"seq": request["seq"], "kind": kind, "how": "worker"})
+        return json.dumps({"seq": request["seq"], "kind": "returned",
                            "got": {"array": {"dtype": "<f8", "shape": [2], "data":
                                              "AAAAAAAA8D8AAAAAAAAAQA=="}},
                            "after": [{"array": {"dtype": "<f8", "shape": [2], "data":
                                                 "AAAAAAAA8D8AAAAAAAAAQA=="}}],
                            "params": ["x"], "dtypes": ["float64"], "stdout": "",
-                           "stdout_truncated": False}).encode())
+                           "stdout_truncated": False})
 
     report = grade(toy, TOY_REFERENCE, learner=Callback(learner_call))
     assert statuses(report) == {

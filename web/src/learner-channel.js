@@ -6,9 +6,6 @@
 // place: the grader's side knows it and loads the learner's file again before its next call.
 
 import { answer } from "./worker/channel.js";
-
-// A page-made answer, as the channel carries answers: JSON in UTF-8 bytes.
-const encoded = (message) => new TextEncoder().encode(JSON.stringify(message));
 import { PythonProcess, Spares } from "./spare-workers.js";
 
 // Learner workers kept booted beside the one in use: one while that one is clean (Stop, or a
@@ -53,16 +50,16 @@ export class LearnerLink {
   }
 
   /**
-   * Forwards the grader's request (`op` and JSON in UTF-8 bytes, which the page does not read)
-   * once the learner worker is ready; `onSent()` when it has gone (the page's timers pause while
-   * a replaced worker starts), `onAnswer()` when the grader has its answer, whoever made it.
+   * Forwards the grader's request (a JSON string) once the learner worker is ready; `onSent()`
+   * when it has gone (the page's timers pause while a replaced worker starts), `onAnswer()` when
+   * the grader has its answer, whoever made it.
    */
-  async forward(seq, op, request, { onSent = () => {}, onAnswer = () => {} } = {}) {
+  async forward(seq, request, { onSent = () => {}, onAnswer = () => {} } = {}) {
     const learner = this.learner;
     const id = ++this.ids;
     this.pending = { id, seq, learner, onAnswer };
     if (this.lost) {
-      if (op === "load") this.lost = false;
+      if (JSON.parse(request).op === "load") this.lost = false;
       else return void this.answerFromPage("crashed", { how: "worker" });
     }
     try {
@@ -72,7 +69,7 @@ export class LearnerLink {
       return;
     }
     if (this.pending?.id !== id) return;  // answered meanwhile (Stop)
-    learner.post({ type: "request", id, request }, [request.buffer]);
+    learner.post({ type: "request", id, request });
     onSent();
   }
 
@@ -104,7 +101,7 @@ export class LearnerLink {
     const pending = this.pending;
     if (!pending) return false;
     this.pending = null;
-    answer(this.channel, pending.seq, encoded({ seq: pending.seq, kind, ...extra }));
+    answer(this.channel, pending.seq, JSON.stringify({ seq: pending.seq, kind, ...extra }));
     this.replace();
     pending.onAnswer();
     return true;
@@ -113,7 +110,7 @@ export class LearnerLink {
   /** Answers a request at once, without the learner worker (the run is stopped, or the check's
    *  time is up). */
   answerAtOnce(seq, kind) {
-    answer(this.channel, seq, encoded({ seq, kind }));
+    answer(this.channel, seq, JSON.stringify({ seq, kind }));
   }
 
   /** The grader is gone (ended by the page): nobody waits for an answer any more. */
@@ -129,7 +126,7 @@ export class LearnerLink {
     const pending = this.pending;
     if (data.type === "response" && pending && data.id === pending.id) {
       this.pending = null;
-      answer(this.channel, pending.seq, data.response);  // bytes, unread (else: unreadable)
+      answer(this.channel, pending.seq, String(data.response));
       pending.onAnswer();
     } else if (data.type === "crash" && pending) {
       // Python itself failed in the learner worker (a fatal error): it is not usable again.

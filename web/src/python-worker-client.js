@@ -399,13 +399,13 @@ export class PythonWorker {
   }
 
   /** Split mode: the grader asks for a learner call; its answer comes back through the channel. */
-  onLearnerRequest(job, { seq, op, request, time_limit_s: limit }) {
+  onLearnerRequest(job, { seq, request, time_limit_s: limit }) {
     if (job.stopping) return this.link.answerAtOnce(seq, "stopped");
     if (job.expired) return this.link.answerAtOnce(seq, "timeout");
     if (!job.warmUp) this.link.learner.dirty = true;
     // A learner worker still starting (after a replacement) does not eat the check's time.
     job.countdown?.pause();
-    this.link.forward(seq, op, request, {
+    this.link.forward(seq, request, {
       onSent: () => {
         job.countdown?.resume();
         if (typeof limit === "number") {

@@ -51,9 +51,8 @@ export class PythonProcess {
     this.worker.postMessage({ type: "init", role, lesson, urls, sha256, downloadBytes, ...extra });
   }
 
-  /** Posts `message`, handing the worker the buffers in `transfer` (no copy). */
-  post(message, transfer = []) {
-    this.worker.postMessage(message, transfer);
+  post(message) {
+    this.worker.postMessage(message);
   }
 
   /**

@@ -12,9 +12,8 @@ let stderrLines = 0;
 // single role, where it shares this worker) cannot reach the page through it.
 const postToPage = self.postMessage.bind(self);
 
-/** Posts `message` to the page, handing it the buffers in `transfer` (no copy). */
-export function post(message, transfer = []) {
-  postToPage(message, transfer);
+export function post(message) {
+  postToPage(message);
 }
 
 function progress(stage, loaded = 0, total = 0) {

@@ -20,24 +20,26 @@ export function expectAnswer(buffer) {
   Atomics.store(views(buffer).control, word.state, state.waiting);
 }
 
-/** Grader side: blocks until the page has answered; returns the answer's bytes (a copy). */
+/** Grader side: blocks until the page has answered; returns the answer's text. */
 export function waitForAnswer(buffer) {
   const { control, bytes } = views(buffer);
   while (Atomics.load(control, word.state) === state.waiting) {
     Atomics.wait(control, word.state, state.waiting);
   }
-  return bytes.slice(0, Atomics.load(control, word.length));
+  const length = Atomics.load(control, word.length);
+  // slice() copies into an unshared buffer, which TextDecoder needs.
+  return new TextDecoder().decode(bytes.slice(0, length));
 }
 
 /**
- * Page side: writes `encoded`, the answer to request `seq` (JSON in UTF-8 bytes, a Uint8Array),
- * and wakes the grader. An answer larger than the channel, or not bytes at all, is written as
- * nothing, which the grader cannot decode: a learner error for the check ("your code wrote
- * something the grader could not read"), never a pass.
+ * Page side: writes `text`, the answer to request `seq`, and wakes the grader. An answer larger
+ * than the channel is written as nothing, which the grader cannot decode: a learner error for
+ * the check ("your code wrote something the grader could not read"), never a pass.
  */
-export function answer(buffer, seq, encoded) {
+export function answer(buffer, seq, text) {
   const { control, bytes } = views(buffer);
-  if (!(encoded instanceof Uint8Array) || encoded.length > bytes.length) encoded = new Uint8Array(0);
+  let encoded = new TextEncoder().encode(text);
+  if (encoded.length > bytes.length) encoded = encoded.subarray(0, 0);
   bytes.set(encoded);
   Atomics.store(control, word.length, encoded.length);
   Atomics.store(control, word.seq, seq);

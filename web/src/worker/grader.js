@@ -1,8 +1,7 @@
 // The grader role (split mode): pytest, the checks and the report, and never the learner's
 // code. Each learner request the engine makes goes to the page as {type: "learner"}, and the
 // engine waits, synchronously, in `Atomics.wait` until the page has written the answer (the
-// learner worker's, or one the page made: timeout, stopped, crashed) into the channel. Both are
-// JSON in UTF-8 bytes.
+// learner worker's, or one the page made: timeout, stopped, crashed) into the channel.
 
 import { boot, post, switchLesson } from "./boot.js";
 import { expectAnswer, waitForAnswer } from "./channel.js";
@@ -28,14 +27,11 @@ export async function grader(init) {
     },
     grade({ id, source, timed_out: timedOut, crashed, time_used_s: timeUsed, lang }) {
       const onEvent = (eventJson) => post({ type: "event", id, event: JSON.parse(eventJson) });
-      // The request and the answer cross as bytes (JSON in UTF-8): one copy each way, where a
-      // string is converted one character at a time (lessonkit.wire.message_bytes).
-      const learnerCall = (request, seq, op, timeLimit) => {
-        const bytes = request.toJs();
+      const learnerCall = (requestJson, timeLimit) => {
         expectAnswer(channel);
-        post({ type: "learner", id, seq, op, request: bytes, time_limit_s: timeLimit ?? null },
-             [bytes.buffer]);
-        return pyodide.toPy(waitForAnswer(channel));
+        post({ type: "learner", id, seq: JSON.parse(requestJson).seq, request: requestJson,
+               time_limit_s: timeLimit ?? null });
+        return waitForAnswer(channel);
       };
       const reportJson = browser.grade_json(lessonDir, source, JSON.stringify(timedOut || {}), onEvent,
                                             JSON.stringify(crashed || []), timeUsed || 0, lang || "en",

@@ -27,27 +27,14 @@ export async function learner(init) {
       host.prepare(lessonDir);
       post({ type: "lesson-loaded", id });
     },
-    // The request and the answer are bytes (JSON in UTF-8: see grader.js).
     request({ id, request }) {
-      const argument = pyodide.toPy(request);
-      let proxy;
-      try {
-        proxy = host.handle_json(argument);
-      } finally {
-        argument.destroy();
-      }
-      const response = proxy.toJs();
-      proxy.destroy();
-      post({ type: "response", id, response }, [response.buffer]);
+      post({ type: "response", id, response: host.handle_json(request) });
     },
     // "Try with my code": the widget's call list, as a run_calls request (the page times it
     // from when it sends it: nothing runs ahead of it in this worker).
     "run-example"({ id, source, inputs, lang }) {
       const request = JSON.stringify({ op: "run_calls", seq: id, lesson_dir: lessonDir, source, calls: inputs, lang });
-      const proxy = host.handle_json(request);
-      const response = new TextDecoder().decode(proxy.toJs());
-      proxy.destroy();
-      post({ type: "report", id, report: JSON.parse(response).result });
+      post({ type: "report", id, report: JSON.parse(host.handle_json(request)).result });
     },
   };
 }

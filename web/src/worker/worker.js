@@ -3,8 +3,7 @@
 //   grader   split mode: pytest and the checks; asks the page for every learner call;
 //   learner  split mode: runs the learner's code, answering the requests the page forwards;
 //   single   not isolated: both in one interpreter, a fresh worker for every Run.
-// Only strings (JSON) pass to and from Python, and the learner channel's messages as JSON in
-// UTF-8 bytes (grader.js).
+// Only strings (JSON) pass to and from Python.
 
 import { describe, newRequest, post } from "./boot.js";
 import { grader } from "./grader.js";
