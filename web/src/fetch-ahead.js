@@ -10,6 +10,11 @@ export function clearAhead() {
   ahead.clear();
 }
 
+/** Whether `url` was fetched ahead (or is being fetched) and not used yet. */
+export function isAhead(url) {
+  return ahead.has(url);
+}
+
 /** Starts fetching `url` now (once), for `fetched`; resolves with `read(response)`. */
 export function fetchAhead(url, read) {
   if (!ahead.has(url)) {

@@ -10,7 +10,7 @@
 // cannot be fetched, or a page that refuses to be left in place (its latest save failed, so the
 // browser's own leave-page warning must run).
 
-import { clearAhead, fetchAhead, fetched, readBytes, readPage } from "./fetch-ahead.js";
+import { clearAhead, fetchAhead, fetched, isAhead, readBytes, readPage } from "./fetch-ahead.js";
 
 // The bundle's address, read while it runs: every page of one build loads this very file.
 const SCRIPT = document.currentScript ? document.currentScript.src : null;
@@ -88,10 +88,14 @@ export function startNavigation({ leave, fits, arrive }) {
  * that a move to it waits for neither (fetch-ahead.js). Only the page's own "Next" link.
  */
 export function lookAhead() {
-  clearAhead();
   const link = document.querySelector('nav.lesson-nav a[rel="next"]');
   if (!SCRIPT || !link) return;
-  fetchAhead(new URL(link.href, location.href).href, readPage).then((page) => {
+  const next = new URL(link.href, location.href).href;
+  // Python is ready again after every Stop or restart: what this page fetched ahead is kept
+  // (fetched again, a move under way could wait for it twice).
+  if (isAhead(next)) return;
+  clearAhead();
+  fetchAhead(next, readPage).then((page) => {
     if (!page.html) return;
     const doc = new DOMParser().parseFromString(page.text, "text/html");
     const config = doc.getElementById("lesson-config");
