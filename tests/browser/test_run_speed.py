@@ -123,6 +123,9 @@ def test_spares_start_after_a_result_and_stop_hands_over_one_started_before(
             break
         page.wait_for_timeout(100)
     assert fetched_ahead() == set(moved_to)
+    # Every spare is kept and booted again (the Run's replacement starts once the page is idle, a
+    # moment that may come after a click on a loaded machine): whatever starts now, the move did.
+    page.wait_for_function(ALL_BOOTED, arg=kept[-1], timeout=READY_TIMEOUT_MS)
     asked, logged = len(page.requested), len(boots(page))
     page.locator('nav.lesson-nav a[rel="next"]').click()
     page.wait_for_function("() => document.querySelector('script#lesson-config')"
@@ -130,4 +133,12 @@ def test_spares_start_after_a_result_and_stop_hands_over_one_started_before(
     page.wait_for_selector("#python-progress[data-state=ready]", timeout=READY_TIMEOUT_MS)
     assert [url for url in page.requested[asked:] if url.endswith(moved_to)] == []
     assert len(boots(page)) == logged
+    if isolation == "isolated":  # (the spares of both hosts start alike: one host shows it)
+        # A spare started after the move (the replacement of the learner this Run uses) is
+        # handed the lesson.zip the move fetched: it downloads it no more than the move did.
+        set_code(page, (ROOT / "lessons" / "fg-backward" / "reference.py").read_text())
+        assert run_checks(page)[0] == "passed"
+        page.wait_for_function(ALL_BOOTED, arg=kept[-1], timeout=READY_TIMEOUT_MS)
+        assert boots(page)[logged:] == ["verdict", role]
+        assert [url for url in page.requested[asked:] if url.endswith(moved_to)] == []
     assert page.errors == []

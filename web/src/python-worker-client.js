@@ -212,6 +212,8 @@ export class PythonWorker {
     try {
       // Fetched ahead while the page before it was idle, as a rule (navigation.js lookAhead).
       const zip = await fetched(urls.lesson, readBytes);
+      // Workers started from now on are handed these bytes rather than fetching them again.
+      if (this.config === config) this.config = { ...config, lessonZip: zip };
       const lang = this.lang();
       const processes = this.split ? [this.grader, this.link.learner] : [this.single];
       const loads = processes.map((process) => process.loadLesson(lesson, zip, sha256.lesson, lang));

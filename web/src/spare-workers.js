@@ -47,8 +47,8 @@ export class PythonProcess {
     this.ready.catch(() => {
       this.failed = true;  // reported to whoever waits for it
     });
-    const { lesson, urls, sha256, downloadBytes } = config;
-    this.worker.postMessage({ type: "init", role, lesson, urls, sha256, downloadBytes, ...extra });
+    const { lesson, urls, sha256, downloadBytes, lessonZip } = config;
+    this.worker.postMessage({ type: "init", role, lesson, urls, sha256, downloadBytes, lessonZip, ...extra });
   }
 
   post(message) {

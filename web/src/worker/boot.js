@@ -58,7 +58,7 @@ export async function fetchVerified(url, expected) {
  * Starts Python with `packages` (names from the site's pyodide-lock.json) and the engine and
  * lesson unpacked; resolves with {pyodide, lessonDir}.
  */
-export async function boot({ lesson, urls, sha256: hashes, downloadBytes, interruptBuffer }, packages) {
+export async function boot({ lesson, urls, sha256: hashes, downloadBytes, interruptBuffer, lessonZip }, packages) {
   let loaded = 0;
   let stage = "Downloading Python";
   // Every byte the worker fetches (the runtime, the standard library, the wheels, the lesson)
@@ -69,7 +69,12 @@ export async function boot({ lesson, urls, sha256: hashes, downloadBytes, interr
   });
   progress(stage, 0, downloadBytes);
   importScripts(new URL("pyodide.js", urls.pyodide).href);
-  const files = Promise.all([fetchVerified(urls.engine, hashes.engine), fetchVerified(urls.lesson, hashes.lesson)]);
+  // A worker started after the page moved to this lesson is handed the lesson.zip the move
+  // fetched (the learner worker could fetch it, but the page would download it once more).
+  const files = Promise.all([
+    fetchVerified(urls.engine, hashes.engine),
+    lessonZip ? checkedLesson(lesson.id, lessonZip, hashes.lesson) : fetchVerified(urls.lesson, hashes.lesson),
+  ]);
   // Pyodide checks each package's sha256 against its lock file (fetch's `integrity`): the lock
   // file itself is checked here and handed over as these very bytes.
   const lock = await fetchVerified(new URL("pyodide-lock.json", urls.pyodide).href, hashes.lock);
@@ -88,10 +93,10 @@ export async function boot({ lesson, urls, sha256: hashes, downloadBytes, interr
   stage = "Preparing the checks";
   progress(stage, loaded, downloadBytes);
   if (interruptBuffer) pyodide.setInterruptBuffer(interruptBuffer);
-  const [engineZip, lessonZip] = await files;
+  const [engineZip, lessonBytes] = await files;
   const sitePackages = pyodide.runPython("import sysconfig; sysconfig.get_paths()['purelib']");
   pyodide.unpackArchive(engineZip, "zip", { extractDir: sitePackages });
-  return { pyodide, lessonDir: unpackLesson(pyodide, lesson.id, lessonZip) };
+  return { pyodide, lessonDir: unpackLesson(pyodide, lesson.id, lessonBytes) };
 }
 
 function unpackLesson(pyodide, id, zip) {
@@ -100,18 +105,23 @@ function unpackLesson(pyodide, id, zip) {
   return lessonDir;
 }
 
-/**
- * Another lesson in a booted worker (the page moved to it without reloading): `zip` is its
- * `lesson.zip` as the page fetched it, unpacked only if its sha256 is `expected` (the new page
- * config's), as `boot` checks it. The learner worker cannot fetch (confine.js), so the page hands
- * every role the bytes. Resolves with the lesson's folder.
- */
-export async function switchLesson(pyodide, id, zip, expected) {
+/** `zip` (lesson `id`'s lesson.zip as the page fetched it) as bytes, only if its sha256 is `expected`. */
+async function checkedLesson(id, zip, expected) {
   const bytes = new Uint8Array(zip);
   if (await sha256(bytes) !== expected) {
     throw new Error(`lesson.zip of ${id} is not the file this page was built with (its sha256 differs): reload the page while online`);
   }
-  return unpackLesson(pyodide, id, bytes);
+  return bytes;
+}
+
+/**
+ * Another lesson in a booted worker (the page moved to it without reloading): `zip` is its
+ * `lesson.zip` as the page fetched it, unpacked only if its sha256 is the new page config's
+ * (`expected`), as `boot` checks it. The learner worker cannot fetch (confine.js), so the page
+ * hands every role the bytes. Resolves with the lesson's folder.
+ */
+export async function switchLesson(pyodide, id, zip, expected) {
+  return unpackLesson(pyodide, id, await checkedLesson(id, zip, expected));
 }
 
 /** A Python exception that escaped the engine, in one line: its last line names it. */
