@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -160,13 +161,35 @@ def test_serve_sends_precompressed_files_and_caches_hashed_names_for_good(dist):
         status, headers, body = get(url + "pyodide/pyodide.asm.wasm", None)
         assert headers["Content-Encoding"] is None and body == wasm.read_bytes()
         # Revalidation of an unchanged file: 304, no body.
-        status, _, body = get(url + "pyodide/pyodide.asm.wasm", "br", {"If-Modified-Since": headers["Last-Modified"]})
+        status, _, body = get(url + "pyodide/pyodide.asm.wasm", None, {"If-None-Match": headers["ETag"]})
         assert (status, body) == (304, b"")
         page_js = next((dist / "assets").glob("page-*.js")).name
         _, headers, _ = get(url + "assets/" + page_js, "br")
         assert headers["Cache-Control"] == "public, max-age=31536000, immutable"
         _, headers, _ = get(url + "sw.js", "br")
         assert headers["Cache-Control"] == "no-cache"  # the browser checks it for updates
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_serve_revalidates_a_file_written_again_within_the_same_second(tmp_path):
+    """A page rebuilt within a second of the copy the browser holds comes back anew, not as a 304
+    (`serve --watch` showed the page before a quick second save)."""
+    page = tmp_path / "index.html"
+    second = 1_700_000_000 * 10**9
+    page.write_text("<h1>before</h1>")
+    os.utime(page, ns=(second + 100_000_000,) * 2)
+    server, url = serve_in_thread(tmp_path, isolated=False)
+    try:
+        status, headers, body = get(url, None)
+        assert (status, body) == (200, b"<h1>before</h1>")
+        page.write_text("<h1>after!</h1>")  # the same size, 0.6 s later
+        os.utime(page, ns=(second + 700_000_000,) * 2)
+        # Back with whichever validators the server gave, as the browser sends them.
+        validators = {"If-None-Match": headers["ETag"], "If-Modified-Since": headers["Last-Modified"]}
+        status, _, body = get(url, None, {name: value for name, value in validators.items() if value})
+        assert (status, body) == (200, b"<h1>after!</h1>")
     finally:
         server.shutdown()
         server.server_close()

@@ -138,6 +138,28 @@ def test_a_saved_change_reloads_the_open_page_and_errors_show_located(watcher, n
     assert any("checking " in line and "demo-lesson" in line for line in watcher.lines[seen:])
 
 
+@pytest.mark.python_loading
+def test_a_page_fetched_before_a_save_and_told_of_the_build_after_it_reloads(watcher, new_page):
+    """A save while a page loads: the page's HTML came before the rebuild and its first look at
+    the build's id after it (held back here until the rebuild is done). It still reloads, rather
+    than taking the new id for its own and showing the old text until the next save."""
+    md = watcher.lessons / "demo-lesson" / "lesson.md"
+    before = md.read_text()
+    page = new_page()
+    held = []
+    page.route("**/__build.json", lambda route: held.append(route))
+    page.goto(watcher.url + "lessons/demo-lesson/index.html")
+    page.wait_for_function("() => document.getElementById('live-reload') !== null", timeout=WAIT_MS)
+    md.write_text(before + "\nSaved while the page loaded.\n")
+    watcher.wait_for("rebuilt in")
+    page.unroute("**/__build.json")
+    for route in held:
+        route.continue_()
+    page.get_by_text("Saved while the page loaded.").wait_for(timeout=WAIT_MS)
+    md.write_text(before)  # as the module's other tests expect it
+    watcher.wait_for("rebuilt in")
+
+
 def test_a_watched_site_registers_no_service_worker(watcher, browser):
     """The watch build writes no sw.js (it would serve stale pages between builds), so its pages
     do not ask for one: a request for it would only print a 404 in the author's console."""

@@ -37,7 +37,10 @@ LIVE_RELOAD = """<script id="live-reload">/* live reload (build.py serve --watch
   async function poll() {
     try {
       const status = await (await fetch(url, { cache: 'no-store' })).json();
-      if (seen !== null && status.id !== seen && !status.errors.length) return location.reload();
+      // A build that finished after this page began loading may have written it anew after it
+      // was fetched (its first look at the id then sees the new one): reload once to be sure.
+      const newer = seen === null ? status.at > performance.timeOrigin : status.id !== seen;
+      if (newer && !status.errors.length) return location.reload();
       seen = status.id;
       if (status.errors.length) show(status.errors);
       else document.getElementById('live-build-errors')?.remove();
@@ -59,7 +62,10 @@ def inject_live_reload(site: Path) -> None:
 
 
 def write_status(site: Path, build_id: int, errors: list[str]) -> None:
-    (site / STATUS_FILE).write_text(json.dumps({"id": build_id, "errors": errors}), encoding="utf-8")
+    """The build's id, its errors and when it ended (ms since the epoch: the pages compare it with
+    when they began loading, on the same machine's clock)."""
+    status = {"id": build_id, "errors": errors, "at": time.time() * 1000}
+    (site / STATUS_FILE).write_text(json.dumps(status), encoding="utf-8")
 
 
 def snapshot(dirs: list[Path]) -> dict[Path, float]:
