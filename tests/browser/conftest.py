@@ -42,11 +42,12 @@ FINAL_STATES = ("passed", "failed", "error", "stopped")
 # code never runs in the grader), "single" otherwise.
 RECORD_WORKERS = """
 window.__workers = [];
+window.__gradingsSent = 0;
 const PageWorker = window.Worker;
 window.Worker = class extends PageWorker {
   constructor(...args) {
     super(...args);
-    this.__record = { role: null, ready: false, ended: false };
+    this.__record = { role: null, ready: false, ended: false, used: false };
     window.__workers.push(this.__record);
     this.addEventListener("message", ({ data }) => {
       if (data && data.type === "ready") this.__record.ready = true;
@@ -54,6 +55,13 @@ window.Worker = class extends PageWorker {
   }
   postMessage(message, ...rest) {
     if (message && message.type === "init") this.__record.role = message.role;
+    // Learner code ran here: a learner's request after the page's first grading (the warm-up,
+    // which runs the starter through it) or a widget's calls; any grading in a single worker.
+    if (message && message.type === "grade" && this.__record.role !== "learner") window.__gradingsSent += 1;
+    if (message && ((this.__record.role === "learner" && message.type === "request" && window.__gradingsSent > 1)
+                    || message.type === "run-example" || (message.type === "grade" && this.__record.role === "single"))) {
+      this.__record.used = true;
+    }
     return super.postMessage(message, ...rest);
   }
   terminate() {
@@ -62,6 +70,15 @@ window.Worker = class extends PageWorker {
   }
 };
 """
+
+# The page keeps every worker it means to, all booted (RECORD_WORKERS' records): isolated, the
+# grader, the learner in use and one spare learner, two once learner code ran in the one in use
+# (learner-channel.js); plain, the single worker and one spare. Until then a spare may start at
+# any moment the page is idle: a test that counts the boots a step causes waits for this first.
+SPARES_KEPT = """() => { const live = window.__workers.filter((w) => !w.ended);
+  if (!live.every((w) => w.ready)) return false;
+  if (live.some((w) => w.role === "single")) return live.length === 2;
+  return live.length === 3 + (live.some((w) => w.role === "learner" && w.used) ? 1 : 0); }"""
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
