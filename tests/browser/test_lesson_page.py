@@ -14,6 +14,7 @@ from lessonkit import load_lesson
 from lessonkit.lesson import match_ids
 
 from gallery import gallery
+from held_requests import HeldRequests
 
 from conftest import READY_TIMEOUT_MS, RUN_TIMEOUT_MS, SPARES_KEPT, boots, open_ready_page, workers
 
@@ -75,20 +76,11 @@ def shared_page(context, lesson_url):
     while Python still loads: the module's first test watches it load (its Python is what the
     test costs), the others use it ready (`ready_page`). Its Python cannot finish starting until
     `page.release_python()` (the engine's zip is held back), however fast the machine."""
-    held = []
-
-    def hold(route):
-        held.append(route)
-
-    def release_python():  # once, or again to no effect
-        while held:
-            held.pop().continue_()
-        context.unroute(ENGINE_ZIP, hold)  # (which lets go of any request since)
-    context.route(ENGINE_ZIP, hold)
+    engine = HeldRequests(context, ENGINE_ZIP)
     page = open_ready_page(context, lesson_url, ready=False, scripts=(RECORD_PROGRESS,))
-    page.release_python = release_python
+    page.release_python = engine.release
     yield page
-    release_python()
+    engine.release()
     page.close()
 
 

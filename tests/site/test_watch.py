@@ -19,6 +19,7 @@ from authorkit.scaffold import new_lesson  # noqa: E402
 sys.path.insert(0, str(ROOT / "tools"))
 from sitebuild.testing import Watcher  # noqa: E402
 
+from held_requests import HeldRequests  # noqa: E402
 from python_loading import HoldBack  # noqa: E402
 
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -146,15 +147,12 @@ def test_a_page_fetched_before_a_save_and_told_of_the_build_after_it_reloads(wat
     md = watcher.lessons / "demo-lesson" / "lesson.md"
     before = md.read_text()
     page = new_page()
-    held = []
-    page.route("**/__build.json", lambda route: held.append(route))
+    status = HeldRequests(page, "**/__build.json")
     page.goto(watcher.url + "lessons/demo-lesson/index.html")
     page.wait_for_function("() => document.getElementById('live-reload') !== null", timeout=WAIT_MS)
     md.write_text(before + "\nSaved while the page loaded.\n")
     watcher.wait_for("rebuilt in")
-    page.unroute("**/__build.json")
-    for route in held:
-        route.continue_()
+    status.release()
     page.get_by_text("Saved while the page loaded.").wait_for(timeout=WAIT_MS)
     md.write_text(before)  # as the module's other tests expect it
     watcher.wait_for("rebuilt in")
