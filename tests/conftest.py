@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from charges import Charges
+
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
@@ -23,6 +25,12 @@ def pytest_generate_tests(metafunc):
     modes = getattr(metafunc.module, "ISOLATION_MODES", None)
     if modes is not None and "isolation" in metafunc.fixturenames:
         metafunc.definition.add_marker(pytest.mark.parametrize("isolation", modes, indirect=True))
+
+
+def pytest_configure(config):
+    # A plugin, not this conftest's hooks: pytest asks a session fixture's hooks of the
+    # rootdir's conftests only, and this one is in tests/.
+    config.pluginmanager.register(Charges(), "charges")
 
 
 @pytest.fixture(scope="session")

@@ -19,14 +19,13 @@ from urllib.parse import urlsplit
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "tests" / "hardening"))
 
-from catalogue import TP_MLP, copy_lesson  # noqa: E402
-from sitebuild.serve import serve_in_thread  # noqa: E402
-from sitebuild.testing import shared_folder, shared_site  # noqa: E402
+from catalogue import TP_MLP, copy_lesson
+from sitebuild.serve import serve_in_thread
+from sitebuild.testing import shared_folder, shared_site
 
-from python_loading import HoldBack  # noqa: E402
+from python_loading import HoldBack
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,8 +18,7 @@ from authorkit.course import Course
 
 from conftest import ROOT, RUN_TIMEOUT_MS, clear_storage, open_ready_page
 
-sys.path.insert(0, str(ROOT / "tools"))
-from sitebuild.serve import serve_in_thread  # noqa: E402
+from sitebuild.serve import serve_in_thread
 
 
 LESSONS = [(lesson.order, lesson.id) for lesson in Course(ROOT / "lessons").lessons()]

@@ -9,7 +9,6 @@ workers, so that "plain" stays plain for the other suites)."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,9 +17,8 @@ from catalogue import CHECK_SECONDS, copy_lesson  # noqa: E402  (tests/hardening
 from conftest import (LESSON, READY_TIMEOUT_MS, RECORD_WORKERS, RUN_TIMEOUT_MS, ROOT, open_ready_page,
                       wait_for_service_worker, workers)
 
-sys.path.insert(0, str(ROOT / "tools"))
-from sitebuild.serve import serve_in_thread  # noqa: E402
-from sitebuild.testing import shared_folder, shared_site  # noqa: E402
+from sitebuild.serve import serve_in_thread
+from sitebuild.testing import shared_folder, shared_site
 
 REFERENCE = (ROOT / "lessons" / LESSON / "reference.py").read_text()
 LESSON_PATH = f"lessons/{LESSON}/index.html"

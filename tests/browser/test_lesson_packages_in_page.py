@@ -4,7 +4,6 @@ refused, installs einops with micropip from the site and grades the reference pa
 einops imported afresh for every run."""
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -12,9 +11,8 @@ import pytest
 
 from conftest import READY_TIMEOUT_MS, ROOT, SCREENSHOTS
 
-sys.path.insert(0, str(ROOT / "tools"))
-from sitebuild.serve import serve_in_thread  # noqa: E402
-from sitebuild.testing import shared_site  # noqa: E402
+from sitebuild.serve import serve_in_thread
+from sitebuild.testing import shared_site
 
 FIXTURES = ROOT / "tests" / "fixtures" / "lessons"
 REFERENCE = (FIXTURES / "pkg-demo" / "reference.py").read_text()

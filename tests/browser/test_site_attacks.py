@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import io
 import shutil
-import sys
 import zipfile
 from pathlib import Path
 
@@ -37,10 +36,9 @@ import pytest
 from catalogue import TP_MLP, copy_lesson  # noqa: E402  (tests/hardening, on the path through conftest)
 from conftest import LESSON, READY_TIMEOUT_MS, ROOT, wait_for_service_worker
 
-sys.path.insert(0, str(ROOT / "tools"))
-from sitebuild import hosting  # noqa: E402
-from sitebuild.serve import serve_in_thread  # noqa: E402
-from sitebuild.testing import shared_folder, shared_site  # noqa: E402
+from sitebuild import hosting
+from sitebuild.serve import serve_in_thread
+from sitebuild.testing import shared_folder, shared_site
 
 # The tests that use the shared context (service workers blocked) are about a plain host: the
 # isolated host's learner worker is the service-worker tests' (it is the same worker there).

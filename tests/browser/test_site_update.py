@@ -13,16 +13,14 @@ from __future__ import annotations
 
 import functools
 import shutil
-import sys
 import threading
 
 import pytest
 
 from conftest import LESSON, READY_TIMEOUT_MS, RECORD_WORKERS, ROOT, wait_for_service_worker, workers
 
-sys.path.insert(0, str(ROOT / "tools"))
-from sitebuild import serve  # noqa: E402
-from sitebuild.testing import build_site  # noqa: E402
+from sitebuild import serve
+from sitebuild.testing import build_site
 
 REFERENCE = (ROOT / "lessons" / LESSON / "reference.py").read_text()
 TITLE = "gelu agrees with the tanh formula"

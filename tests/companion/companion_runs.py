@@ -9,6 +9,7 @@ every launch."""
 import json
 import subprocess
 import sys
+import time
 
 import nbformat
 import pytest
@@ -16,6 +17,7 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
 from companionkit import bundle, gpu_runs, launch, mutate
+from sitebuild.testing import COURSE_WIDE, charge
 
 COMPANIONS = dict(gpu_runs.companions())  # lesson folder -> its [companion] table
 KERNEL = "tp-companion-test"
@@ -88,15 +90,20 @@ def run_notebooks(lessons, venv_kernel, tmp_path_factory):
         env.setenv(launch.WORLD_SIZES_VARIABLE, "2")
         client = NotebookClient(combined, timeout=600, kernel_name=KERNEL,
                                 resources={"metadata": {"path": str(plan[0][1])}})
+        began, spent = time.perf_counter(), 0.0
         with client.setup_kernel():
             for lesson, empty, start, end in plan:
-                error = None
+                error, ran = None, time.perf_counter()
                 try:
                     for index in range(start - 1, end):
                         client.execute_cell(combined.cells[index], index)
                 except CellExecutionError as exc:  # this lesson stops here; the next one still runs
                     error = exc
                 _notebooks[lesson] = (empty, combined.cells[start:end], error)
+                took = time.perf_counter() - ran
+                charge(lesson.name, took)
+                spent += took
+        charge(COURSE_WIDE, time.perf_counter() - began - spent)  # the kernel's start and end
 
 
 def notebook_report(lesson, notebook_run):

@@ -3,13 +3,11 @@ the authoring tools (command line, checks of a lesson folder, prose, golden repo
 shipped module may import an authoring one, now or later in a function body: in the page that
 import would fail, or drag the tools into every learner's download."""
 import ast
-import sys
 from pathlib import Path
 
 from conftest import REPO
 
-sys.path.insert(0, str(REPO / "tools"))
-from sitebuild.lessons import engine_entries  # noqa: E402
+from sitebuild.lessons import engine_entries
 
 PY = REPO / "py"
 

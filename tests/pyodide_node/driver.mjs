@@ -10,7 +10,7 @@
 //       lessons: [{id, files: [[relative path, host path], ...], solutions: [{name, source}], calls}]}
 // Prints one JSON line per event: {"ready": ms}, then per lesson {"lesson", "name", "run", "ms",
 // "report"} for each grade (`repeat` rounds) and, where the lesson has `calls`,
-// {"lesson", "name", "calls": run_calls result} per solution.
+// {"lesson", "name", "ms", "calls": run_calls result} per solution.
 import { createRequire } from "node:module";
 import fs from "node:fs";
 import path from "node:path";
@@ -66,7 +66,9 @@ job.lessons.forEach((lesson, i) => {
     }
   }
   for (const { name, source } of lesson.calls ? lesson.solutions : []) {
+    const start = performance.now();
     const result = browser.run_calls_json(dirs[i], source, JSON.stringify(lesson.calls));
-    console.log(JSON.stringify({ lesson: lesson.id, name, calls: JSON.parse(result) }));
+    console.log(JSON.stringify({ lesson: lesson.id, name, ms: performance.now() - start,
+                                 calls: JSON.parse(result) }));
   }
 });

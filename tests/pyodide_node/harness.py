@@ -54,7 +54,7 @@ def grade_lessons_in_pyodide(lessons: list[tuple], *, repeat: int = 1, prepare: 
     `prepare`: warm each lesson up first, as the page does before the first Run.
     `seed`: grade()'s, for the checks' fresh arguments (None: drawn for each run).
     Returns (seconds until ready, [{"lesson", "name", "run", "ms", "report"} or
-    {"lesson", "name", "calls"}])."""
+    {"lesson", "name", "ms", "calls"}])."""
     job = {
         "core_dir": str(core_dir()), "numpy_wheel": str(VENDOR / NUMPY_WHEEL),
         "wheels": [str(VENDOR / w) for w in PURE_WHEELS],

@@ -19,11 +19,10 @@ from lessonkit import load_lesson
 from authorkit.course import Course
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
 
-from sitebuild import vendor  # noqa: E402
-from sitebuild.errors import BuildError  # noqa: E402
-from sitebuild.testing import build_site, shared_site  # noqa: E402
+from sitebuild import vendor
+from sitebuild.errors import BuildError
+from sitebuild.testing import build_site, shared_site
 
 LESSONS = Course(ROOT / "lessons").dirs()
 

@@ -1,12 +1,10 @@
 """The watch loop's memory of `lessonkit check` (tools/sitebuild/check_cache.py): a lesson is
 checked again exactly when something its check reads changed."""
 import shutil
-import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
-from sitebuild.check_cache import CheckCache  # noqa: E402
+from sitebuild.check_cache import CheckCache
 
 
 def copy(rel: str, root: Path) -> Path:

@@ -10,7 +10,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import urllib.request
 import zipfile
 from pathlib import Path
@@ -18,12 +17,11 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
 
-from sitebuild import hosting, precompile, vendor  # noqa: E402
-from sitebuild.errors import BuildError  # noqa: E402
-from sitebuild.serve import serve_in_thread  # noqa: E402
-from sitebuild.testing import shared_site  # noqa: E402
+from sitebuild import hosting, precompile, vendor
+from sitebuild.errors import BuildError
+from sitebuild.serve import serve_in_thread
+from sitebuild.testing import shared_site
 
 CORE = ROOT / "node_modules" / "pyodide"
 INICONFIG = next(w for w in vendor.WHEELS if w.name == "iniconfig")

@@ -22,11 +22,10 @@ from lessonkit import LessonError, load_lesson
 from authorkit.cli import check_lesson
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
 
-from sitebuild import lesson_packages, vendor  # noqa: E402
-from sitebuild.errors import BuildError  # noqa: E402
-from sitebuild.testing import build_site, shared_site  # noqa: E402
+from sitebuild import lesson_packages, vendor
+from sitebuild.errors import BuildError
+from sitebuild.testing import build_site, shared_site
 
 FIXTURES = ROOT / "tests" / "fixtures" / "lessons"
 DEMO = FIXTURES / "pkg-demo"

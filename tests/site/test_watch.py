@@ -14,13 +14,12 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT / "py")]
 
-from authorkit.scaffold import new_lesson  # noqa: E402
+from authorkit.scaffold import new_lesson
 
-sys.path.insert(0, str(ROOT / "tools"))
-from sitebuild.testing import Watcher  # noqa: E402
+from sitebuild.testing import Watcher
 
-from held_requests import HeldRequests  # noqa: E402
-from python_loading import HoldBack  # noqa: E402
+from held_requests import HeldRequests
+from python_loading import HoldBack
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 pytestmark = [pytest.mark.slow, pytest.mark.browser]

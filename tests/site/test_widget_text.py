@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,9 +14,8 @@ from authorkit.widget_text import kit_text_problems, lesson_text_problems, widge
 from lessonkit import load_lesson
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
-from sitebuild import lessons as site_lessons  # noqa: E402
-from sitebuild.errors import BuildError  # noqa: E402
+from sitebuild import lessons as site_lessons
+from sitebuild.errors import BuildError
 
 LANGS = ["en", "pl"]
 CODE = 'import { translator } from "widget-kit/i18n.js";\nconst t = translator(TEXT);\n' \

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 import zipfile
 from concurrent.futures import ThreadPoolExecutor
 from html import escape
@@ -41,19 +42,26 @@ def validate(lesson_dirs: list[Path], py_dir: Path, root: Path, log=print, cache
             log(f"unchanged since their last check: {', '.join(d.name for d in unchanged)}")
         lesson_dirs = [d for d in lesson_dirs if d not in unchanged]
 
-    def check(lesson_dir: Path) -> subprocess.CompletedProcess:
+    def check(lesson_dir: Path) -> tuple[subprocess.CompletedProcess, float]:
         log(f"checking {_rel(lesson_dir, root)}")
-        return subprocess.run([sys.executable, "-m", "lessonkit", "check", str(lesson_dir)],
+        start = time.perf_counter()
+        proc = subprocess.run([sys.executable, "-m", "lessonkit", "check", str(lesson_dir)],
                               capture_output=True, text=True, cwd=root, env=env)
+        return proc, time.perf_counter() - start
 
+    start = time.perf_counter()
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        for lesson_dir, proc in zip(lesson_dirs, pool.map(check, lesson_dirs)):
+        for lesson_dir, (proc, seconds) in zip(lesson_dirs, pool.map(check, lesson_dirs)):
             if proc.returncode != 0:
                 pool.shutdown(cancel_futures=True)
                 detail = "\n".join(s.strip() for s in (proc.stdout, proc.stderr) if s.strip())
                 raise BuildError(f"lesson {_rel(lesson_dir, root)} failed `lessonkit check`:\n{detail}")
+            # What each lesson's check costs (its author's wait, and the test suite's figures).
+            log(f"checked {_rel(lesson_dir, root)} in {seconds:.1f} s")
             if cache:
                 cache.record(lesson_dir, digests[lesson_dir])
+    if lesson_dirs:
+        log(f"checked {len(lesson_dirs)} lessons in {time.perf_counter() - start:.1f} s")
 
 
 def load(lesson_dir: Path, root: Path) -> Lesson:

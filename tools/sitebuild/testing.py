@@ -18,6 +18,41 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 # Beside a shared site's dist/: what its build printed.
 BUILD_LOG = "build.log"
+# A build's lines for each lesson it checked, and for the whole check (tools/sitebuild/lessons.py).
+CHECKED = re.compile(r"^\[build\] checked lessons/(\S+) in ([\d.]+) s$", re.M)
+CHECKED_ALL = re.compile(r"^\[build\] checked \d+ lessons in ([\d.]+) s", re.M)
+
+# Seconds of shared work, by the lesson they were spent on (COURSE_WIDE: on no one lesson).
+# Work done once for several lessons (the site build, every lesson graded in one Pyodide, every
+# notebook in one kernel) would otherwise count wholly against the lesson whose test happened to
+# start it in the suite's per-lesson figures (bench/suite_by_lesson.py); tests/conftest.py hands
+# what is charged here to the running test's JUnit properties, and the bench moves it.
+COURSE_WIDE = "course-wide"
+CHARGE = "charge:"  # the JUnit property's name: CHARGE + lesson
+_charges: list[tuple[str, float]] = []
+
+
+def charge(lesson: str, seconds: float) -> None:
+    _charges.append((lesson, seconds))
+
+
+def pending_seconds() -> float:
+    return sum(seconds for _, seconds in _charges)
+
+
+def take_charges() -> list[tuple[str, float]]:
+    taken = _charges[:]
+    _charges.clear()
+    return taken
+
+
+def charge_shared(seconds: float, by_lesson: dict[str, float], lessons_wall: float) -> None:
+    """`seconds` of shared work, of which `lessons_wall` went to single lessons, `by_lesson`
+    each (run side by side, they may add up to more than `lessons_wall`); the rest is
+    course-wide."""
+    for lesson, spent in by_lesson.items():
+        charge(lesson, spent)
+    charge(COURSE_WIDE, max(0.0, seconds - lessons_wall))
 
 
 def build_site(out: Path, lessons: Path | None = None, check: bool = True) -> subprocess.CompletedProcess:
@@ -34,13 +69,16 @@ def build_site(out: Path, lessons: Path | None = None, check: bool = True) -> su
 def shared_folder(tmp_path_factory, name: str, make) -> Path:
     """The folder NAME in the pytest session's temporary folder, filled by make(folder) once per
     session: under pytest-xdist each worker has its own basetemp inside the run's, so the folder
-    goes in the run's, the first worker to need it filling it while the others wait on a lock."""
+    goes in the run's, the first worker to need it filling it while the others wait on a lock
+    (the wait is course-wide; make() charges its own work)."""
     base = tmp_path_factory.getbasetemp()
     if os.environ.get("PYTEST_XDIST_WORKER"):
         base = base.parent
     folder, done = base / name, base / f"{name}.done"
     with open(base / f"{name}.lock", "w") as lock:
+        start = time.perf_counter()
         fcntl.flock(lock, fcntl.LOCK_EX)
+        charge(COURSE_WIDE, time.perf_counter() - start)  # waiting for another worker's make()
         if not done.is_file():
             shutil.rmtree(folder, ignore_errors=True)  # what a failed first try left
             folder.mkdir(parents=True)
@@ -61,10 +99,17 @@ def shared_site(tmp_path_factory, lessons: Path | None = None, check: bool = Tru
         "shared-site-" + hashlib.sha256(str(Path(lessons).resolve()).encode()).hexdigest()[:12]
 
     def build(folder: Path):
+        start = time.perf_counter()
         proc = build_site(folder / "dist", lessons, check)
         if proc.returncode != 0:
             raise RuntimeError(f"build.py failed:\n{proc.stdout}\n{proc.stderr}")
         (folder / BUILD_LOG).write_text(proc.stdout, encoding="utf-8")
+        if lessons is None:  # a build of lessons/: its checks are theirs
+            checked = {m[1]: float(m[2]) for m in CHECKED.finditer(proc.stdout)}
+            wall = CHECKED_ALL.search(proc.stdout)
+            charge_shared(time.perf_counter() - start, checked, float(wall[1]) if wall else 0.0)
+        else:
+            charge(COURSE_WIDE, time.perf_counter() - start)
     return shared_folder(tmp_path_factory, name, build) / "dist"
 
 
