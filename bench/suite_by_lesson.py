@@ -8,9 +8,11 @@ for the engine, site, hosting and hardening tests that name no lesson.
 Seconds are summed over the xdist workers, so they add up to more than the wall time. Work shared
 by several lessons is not charged to the test that happened to start it: each lesson gets what was
 spent on it (its `lessonkit check` in the one site build, its grading in the one Pyodide run, its
-notebook in the one kernel), and what serves every lesson (the build's bundling, Pyodide's and
-the kernel's start, session fixtures) is course-wide; the tests record both as `charge:<lesson>`
-properties (sitebuild.testing.charge). A module's shared page stays with its first test.
+notebook in the one kernel, its broken companions' checks in the one launch), and what serves
+every lesson (the build's bundling, the starts of Pyodide, of the kernel, of torch's processes and
+of the lesson tab's Python, session fixtures) is course-wide; the tests record both as
+`charge:<lesson>` properties (sitebuild.testing.charge). A module's own shared page stays with
+its first test.
 Issue 27's goal is 30 s per lesson. A benchmark that prints figures, not a test.
 """
 from __future__ import annotations

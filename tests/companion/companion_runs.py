@@ -34,6 +34,16 @@ sys.path[:] = [p for p in sys.path if not p.endswith("_companion")]
 os.chdir({folder!r})
 os.environ[{variable!r}] = {options!r}
 """
+# Run first in the shared kernel, so that it is course-wide and not the first lesson's: torch,
+# which every notebook imports, and the fork server every lesson's first launch would start, with
+# torch imported in it too (companionkit.launch.start_ranks).
+WARM_UP = """import multiprocessing
+import torch
+multiprocessing.set_forkserver_preload({preload!r})
+_warm = multiprocessing.get_context("forkserver").Process(target=max, args=(0, 0))
+_warm.start()
+_warm.join()
+"""
 _notebooks = {}
 
 
@@ -74,6 +84,7 @@ def notebook_run(request, venv_kernel, tmp_path_factory):
 
 def run_notebooks(lessons, venv_kernel, tmp_path_factory):
     plan, combined = [], nbformat.v4.new_notebook()
+    combined.cells.append(nbformat.v4.new_code_cell(WARM_UP.format(preload=launch.PRELOAD)))
     for lesson in lessons:
         site, empty = tmp_path_factory.mktemp("site"), tmp_path_factory.mktemp(f"{lesson.name}-empty")
         names = bundle.write_downloads(lesson, lesson.name, lesson.name, COMPANIONS[lesson], site)
@@ -92,6 +103,7 @@ def run_notebooks(lessons, venv_kernel, tmp_path_factory):
                                 resources={"metadata": {"path": str(plan[0][1])}})
         began, spent = time.perf_counter(), 0.0
         with client.setup_kernel():
+            client.execute_cell(combined.cells[0], 0)
             for lesson, empty, start, end in plan:
                 error, ran = None, time.perf_counter()
                 try:

@@ -6,12 +6,14 @@ the lesson's notebook run (companion_runs.py), not a second run of the same chec
 mutations as data only."""
 
 import dataclasses
+import time
 from pathlib import Path
 
 import pytest
 
 from companion_runs import COMPANION_RUNS, COMPANIONS, lesson_of, notebook_report, suite_of
 from companionkit import mutate
+from sitebuild.testing import charge_shared
 
 ROOT = Path(__file__).resolve().parents[2]
 LESSONS = sorted(p.parents[1] for p in ROOT.glob("lessons/*/companion/mutations.toml"))
@@ -31,8 +33,12 @@ def outcome(request, notebook_run):
             wanted = sorted((selected | {lesson}) - set(_reports))
             suites = [suite_of(l) for l in wanted]
             libraries = [l / COMPANIONS[l]["library"] for l in wanted]
+            began = time.perf_counter()
             reports = mutate.run_many([(lib, suite.mutations, suite.options) for lib, suite in zip(libraries, suites)],
                                       unbroken=False)
+            # Each lesson's copies ran their checks for it; starting the processes is course-wide.
+            checks = {l.name: sum(r.get("duration_s", 0.0) for r in rs) for l, rs in zip(wanted, reports)}
+            charge_shared(time.perf_counter() - began, checks, sum(checks.values()))
             _reports.update({l: (suite, [notebook_report(l, notebook_run), *r]) for l, suite, r in zip(wanted, suites, reports)})
         return _reports[lesson]
     return get
