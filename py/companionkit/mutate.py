@@ -141,8 +141,9 @@ def run(library, mutations, options, world=2):
 def run_many(suites, world=2, unbroken=True):
     """run() for several libraries [(library, mutations, options), ...] in one launch of `world`
     gloo processes (torch and the process group are started once for all of them); returns one
-    list of reports per library. `unbroken=False`: the mutated copies only, for a caller that has
-    the unbroken library's report from another run with the same options."""
+    list of reports per library, each with `copy_s`, the seconds its copy took (imported and run)
+    in this launch. `unbroken=False`: the mutated copies only, for a caller that has the unbroken
+    library's report from another run with the same options."""
     from torch.multiprocessing.spawn import ProcessException
 
     from .launch import free_port, start_ranks
@@ -206,6 +207,7 @@ def _worker(rank, world, port, jobs, out, timeout):
     for folder, module, options in jobs:
         if rank == 0:  # names the copy that was running if a process dies
             print(f"companionkit.mutate: running {folder}", file=sys.stderr, flush=True)
+        started = time.perf_counter()
         try:
             companion = _fresh_import(folder, module).companion
         except Exception as exc:  # the same on every rank: nothing ran, nothing to agree on
@@ -221,9 +223,9 @@ def _worker(rank, world, port, jobs, out, timeout):
             except FileExistsError:
                 pass
             abort(failure)
-        if rank == 0:
+        if rank == 0:  # copy_s: what the copy cost here, its import included (the suite's figures)
             with open(out, "a") as fh:
-                fh.write(json.dumps(report) + "\n")
+                fh.write(json.dumps({**report, "copy_s": round(time.perf_counter() - started, 3)}) + "\n")
         dist.barrier()
     leave(rank, 0)
 
