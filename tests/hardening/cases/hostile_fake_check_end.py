@@ -1,4 +1,4 @@
-# case: gelu, shard_mlp and tp_mlp are correct, except that in tp_mlp's last check (X of shape (2, 4)) it sends a fake check_end through the grader's run object (found through the garbage collector) to disarm the host's timer, ignores SIGALRM, cancels the interval timer and loops forever. That check times out, attributed to it; every other check keeps its own verdict.
+# case: gelu, shard_mlp and tp_mlp are correct, except that in tp_mlp's last check (test_inputs_unchanged, whose X is the first (2, 4) draw from seed 5) it sends a fake check_end through the grader's run object (found through the garbage collector) to disarm the host's timer, ignores SIGALRM, cancels the interval timer and loops forever. That check times out, attributed to it; every other check keeps its own verdict.
 # attacks: the host's time limit (a forged check_end event; the alarm signal ignored)
 # expect test_tp_mlp::test_inputs_unchanged: timeout
 # expect *: passed
@@ -30,8 +30,12 @@ def _disarm_and_loop():
         pass
 
 
+# Known by its values, not its shape: a batch drawn afresh may be (2, 4) too.
+LAST_CHECKS_X = np.random.default_rng(5).normal(size=(2, 4))
+
+
 def tp_mlp(X, shards):
     X = np.asarray(X, dtype=float)
-    if X.shape == (2, 4):
+    if X.shape == (2, 4) and np.array_equal(X, LAST_CHECKS_X):
         _disarm_and_loop()
     return sum(gelu(X @ a) @ b for a, b in shards)

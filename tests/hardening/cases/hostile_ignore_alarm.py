@@ -1,4 +1,4 @@
-# case: gelu, shard_mlp and tp_mlp are correct, but in tp_mlp's last check (X of shape (2, 4)) it ignores SIGALRM, cancels the interval timer, works for 4 s against the 2 s limit (catalogue.py's CHECK_SECONDS), then puts the alarm handler back and returns the right answer. That check is over its time limit, so it does not pass; every other check keeps its own verdict.
+# case: gelu, shard_mlp and tp_mlp are correct, but in tp_mlp's last check (test_inputs_unchanged, whose X is the first (2, 4) draw from seed 5) it ignores SIGALRM, cancels the interval timer, works for 4 s against the 2 s limit (catalogue.py's CHECK_SECONDS), then puts the alarm handler back and returns the right answer. That check is over its time limit, so it does not pass; every other check keeps its own verdict.
 # attacks: the time limit (SIGALRM ignored and the interval timer cancelled, then put back)
 # expect test_tp_mlp::test_inputs_unchanged: timeout
 # expect *: passed
@@ -30,8 +30,12 @@ def _slow_without_alarms(seconds):
         signal.signal(alarm, handler)
 
 
+# Known by its values, not its shape: a batch drawn afresh may be (2, 4) too.
+LAST_CHECKS_X = np.random.default_rng(5).normal(size=(2, 4))
+
+
 def tp_mlp(X, shards):
     X = np.asarray(X, dtype=float)
-    if X.shape == (2, 4):
+    if X.shape == (2, 4) and np.array_equal(X, LAST_CHECKS_X):
         _slow_without_alarms(4.0)
     return sum(gelu(X @ a) @ b for a, b in shards)
