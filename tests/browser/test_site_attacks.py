@@ -34,7 +34,8 @@ from pathlib import Path
 import pytest
 
 from catalogue import TP_MLP, copy_lesson  # noqa: E402  (tests/hardening, on the path through conftest)
-from conftest import LESSON, READY_TIMEOUT_MS, ROOT, wait_for_service_worker
+from conftest import (LESSON, READY_TIMEOUT_MS, RECORD_WORKERS, ROOT, SPARES_KEPT, TAKE_NEW_BUILD,
+                      wait_for_service_worker)
 
 from sitebuild import hosting
 from sitebuild.serve import serve_in_thread
@@ -48,11 +49,6 @@ ATTACK = (Path(__file__).parent / "site_attacks" / "take_over_site.py").read_tex
 ZEROS = (ROOT / "tests" / "hardening" / "cases" / "all_zeros.py").read_text()
 PATH = f"lessons/{LESSON}/index.html"
 NEW_BUILD_NOTE = "This paragraph is new in the next build."
-UPDATE = """async () => {
-  const taken = new Promise((resolve) => navigator.serviceWorker.addEventListener("controllerchange", resolve));
-  await (await navigator.serviceWorker.getRegistration()).update();
-  await taken;
-}"""
 # Every cached lesson.zip and page, with the sha256 of its bytes (from the page's origin).
 CACHED = """async () => {
   const hex = (b) => Array.from(new Uint8Array(b), (x) => x.toString(16).padStart(2, "0")).join("");
@@ -160,6 +156,7 @@ def serve_copy(tmp_path):
 
 def open_page(context, url):
     page = context.new_page()
+    page.add_init_script(RECORD_WORKERS)
     page.errors = []
     page.on("pageerror", lambda e: page.errors.append(f"pageerror: {e}"))
     page.goto(url)
@@ -207,8 +204,9 @@ def test_a_solution_cannot_take_over_the_cache_the_pages_or_the_saved_work(
     # A deploy of a new build, then the second wall alone: the cache (the new build's too)
     # written from the page's own origin, as if learner code had reached it. The reload gets the
     # build's real files back from the network.
+    page.wait_for_function(SPARES_KEPT, timeout=READY_TIMEOUT_MS)  # a quiet page: TAKE_NEW_BUILD
     deploy(next_build(attack_site, tmp_path / "next"), folder)
-    page.evaluate(UPDATE)
+    page.evaluate(TAKE_NEW_BUILD)
     page.evaluate(POISON, [list(passing_lesson_zip(attack_site)), TAKEN_OVER])
     page.reload()
     ready(page)

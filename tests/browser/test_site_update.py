@@ -17,7 +17,8 @@ import threading
 
 import pytest
 
-from conftest import LESSON, READY_TIMEOUT_MS, RECORD_WORKERS, ROOT, wait_for_service_worker, workers
+from conftest import (LESSON, READY_TIMEOUT_MS, RECORD_WORKERS, ROOT, TAKE_NEW_BUILD, wait_for_service_worker,
+                      workers)
 
 from sitebuild import serve
 from sitebuild.testing import build_site
@@ -28,13 +29,6 @@ TITLE_B = "gelu agrees with the tanh formula, in build B"
 PROSE_B = "This paragraph is new in build B."
 SOLUTION_B = "# model solution of build B\n"
 PATH = f"lessons/{LESSON}/index.html"
-# Asks for the server's sw.js now (as the browser does on a later visit) and waits until the new
-# build's worker has installed and taken over this page.
-UPDATE = """async () => {
-  const taken = new Promise((resolve) => navigator.serviceWorker.addEventListener("controllerchange", resolve));
-  await (await navigator.serviceWorker.getRegistration()).update();
-  await taken;
-}"""
 
 
 @pytest.fixture(scope="module")
@@ -132,7 +126,7 @@ def test_an_open_page_keeps_its_build_and_the_next_visit_gets_the_new_one(browse
         assert len(workers(page)) == BEFORE_DEPLOY, workers(page)
 
         deploy(build_b, folder)
-        page.evaluate(UPDATE)
+        page.evaluate(TAKE_NEW_BUILD)
         # Each Run grades in a fresh worker and ends it: the two started before the deploy, then
         # one started after it, which loads the engine, pyodide/ and lesson.zip then, and gets
         # build A's, so the page grades with the checks it showed.
