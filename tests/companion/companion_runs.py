@@ -17,7 +17,7 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
 from companionkit import bundle, gpu_runs, launch, mutate
-from sitebuild.testing import COURSE_WIDE, charge
+from sitebuild.testing import charge_shared
 
 COMPANIONS = dict(gpu_runs.companions())  # lesson folder -> its [companion] table
 KERNEL = "tp-companion-test"
@@ -101,7 +101,7 @@ def run_notebooks(lessons, venv_kernel, tmp_path_factory):
         env.setenv(launch.WORLD_SIZES_VARIABLE, "2")
         client = NotebookClient(combined, timeout=600, kernel_name=KERNEL,
                                 resources={"metadata": {"path": str(plan[0][1])}})
-        began, spent = time.perf_counter(), 0.0
+        began, took = time.perf_counter(), {}
         with client.setup_kernel():
             client.execute_cell(combined.cells[0], 0)
             for lesson, empty, start, end in plan:
@@ -112,10 +112,9 @@ def run_notebooks(lessons, venv_kernel, tmp_path_factory):
                 except CellExecutionError as exc:  # this lesson stops here; the next one still runs
                     error = exc
                 _notebooks[lesson] = (empty, combined.cells[start:end], error)
-                took = time.perf_counter() - ran
-                charge(lesson.name, took)
-                spent += took
-        charge(COURSE_WIDE, time.perf_counter() - began - spent)  # the kernel's start and end
+                took[lesson.name] = time.perf_counter() - ran
+        # One after the other: the rest (the kernel's start and end, the warm-up) is course-wide.
+        charge_shared(time.perf_counter() - began, took, sum(took.values()))
 
 
 def notebook_report(lesson, notebook_run):

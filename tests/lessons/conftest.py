@@ -10,7 +10,6 @@ whose Python stays loaded as it moves from lesson to lesson, for every test that
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -25,7 +24,7 @@ from lessonkit.playground import run_calls
 from gallery import gallery
 from python_loading import HoldBack
 from sitebuild.serve import serve_in_thread
-from sitebuild.testing import COURSE_WIDE, charge, shared_site
+from sitebuild.testing import COURSE_WIDE, charge, charged, shared_site
 
 LESSONS = Course(ROOT / "lessons").dirs()
 # The page's "try with my code" requests, per lesson that has one here: the playground code is
@@ -206,11 +205,10 @@ class PythonTab:
         assert self.page.evaluate("window.__sameTab === true"), f"the move to {slug} loaded the page"
 
     def show(self, slug: str, *names: str):
-        if self.page is None:  # Python's start in the tab serves every lesson after: course-wide
-            began = time.perf_counter()
-            self.page = _open(self.context, self.url(slug), 1300, self.hold)
-            self.page.wait_for_selector("#python-progress[data-state=ready]", timeout=READY_MS)
-            charge(COURSE_WIDE, time.perf_counter() - began)
+        if self.page is None:
+            with charged(COURSE_WIDE):  # Python's start in the tab serves every lesson after
+                self.page = _open(self.context, self.url(slug), 1300, self.hold)
+                self.page.wait_for_selector("#python-progress[data-state=ready]", timeout=READY_MS)
         else:
             if self.shown() == slug:  # mounted afresh: by way of another lesson
                 self.move(next(d.name for d in LESSONS if d.name != slug))

@@ -10,7 +10,6 @@ One isolation mode (cross-origin isolated): both modes are the hardening suites'
 from __future__ import annotations
 
 import re
-import time
 from pathlib import Path
 
 import pytest
@@ -19,7 +18,7 @@ from a11y import every_variant, two_variants
 from lessonkit import load_lesson
 from authorkit.scaffold import new_lesson
 from sitebuild.serve import serve_in_thread
-from sitebuild.testing import COURSE_WIDE, build_site, charge
+from sitebuild.testing import COURSE_WIDE, build_site, charged
 
 from conftest import LESSONS
 
@@ -75,12 +74,11 @@ def test_the_page_renders_loads_python_and_every_widget_reacts(python_tab, lesso
     # (tests/a11y.py says why that is enough); the page's own parts (header, editor, results),
     # the same on every lesson, in all four language and theme variants once.
     found = two_variants(page)
-    if lesson_dir == LESSONS[0]:  # the page's own parts: course-wide, whichever lesson shows them
-        began = time.perf_counter()
-        page.set_viewport_size({"width": 1300, "height": 950})
-        found.update(every_variant(page))
-        page.set_viewport_size({"width": 390, "height": 950})
-        charge(COURSE_WIDE, time.perf_counter() - began)
+    if lesson_dir == LESSONS[0]:
+        with charged(COURSE_WIDE):  # the page's own parts, whichever lesson shows them
+            page.set_viewport_size({"width": 1300, "height": 950})
+            found.update(every_variant(page))
+            page.set_viewport_size({"width": 390, "height": 950})
     assert found == {variant: [] for variant in found}
     # two_variants left the page in Polish, dark, at phone width: photographed (a look for
     # people, not an assertion about looks); asserted: no English block left visible, nothing

@@ -6,6 +6,7 @@ tests/fixtures/lessons, or any folder a session fills once), and a driver for
 from __future__ import annotations
 
 import fcntl
+from contextlib import contextmanager
 import hashlib
 import os
 import re
@@ -25,7 +26,7 @@ CHECKED_ALL = re.compile(r"^\[build\] checked \d+ lessons in ([\d.]+) s", re.M)
 # Seconds of shared work, by the lesson they were spent on (COURSE_WIDE: on no one lesson).
 # Work done once for several lessons (the site build, every lesson graded in one Pyodide, every
 # notebook in one kernel) would otherwise count wholly against the lesson whose test happened to
-# start it in the suite's per-lesson figures (bench/suite_by_lesson.py); tests/conftest.py hands
+# start it in the suite's per-lesson figures (bench/suite_by_lesson.py); tests/charges.py hands
 # what is charged here to the running test's JUnit properties, and the bench moves it.
 COURSE_WIDE = "course-wide"
 CHARGE = "charge:"  # the JUnit property's name: CHARGE + lesson
@@ -34,6 +35,16 @@ _charges: list[tuple[str, float]] = []
 
 def charge(lesson: str, seconds: float) -> None:
     _charges.append((lesson, seconds))
+
+
+@contextmanager
+def charged(lesson: str):
+    """The seconds the block takes, charged to `lesson`."""
+    start = time.perf_counter()
+    try:
+        yield
+    finally:
+        charge(lesson, time.perf_counter() - start)
 
 
 def pending_seconds() -> float:
@@ -76,9 +87,8 @@ def shared_folder(tmp_path_factory, name: str, make) -> Path:
         base = base.parent
     folder, done = base / name, base / f"{name}.done"
     with open(base / f"{name}.lock", "w") as lock:
-        start = time.perf_counter()
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        charge(COURSE_WIDE, time.perf_counter() - start)  # waiting for another worker's make()
+        with charged(COURSE_WIDE):  # waiting for another worker's make()
+            fcntl.flock(lock, fcntl.LOCK_EX)
         if not done.is_file():
             shutil.rmtree(folder, ignore_errors=True)  # what a failed first try left
             folder.mkdir(parents=True)
@@ -104,12 +114,10 @@ def shared_site(tmp_path_factory, lessons: Path | None = None, check: bool = Tru
         if proc.returncode != 0:
             raise RuntimeError(f"build.py failed:\n{proc.stdout}\n{proc.stderr}")
         (folder / BUILD_LOG).write_text(proc.stdout, encoding="utf-8")
-        if lessons is None:  # a build of lessons/: its checks are theirs
-            checked = {m[1]: float(m[2]) for m in CHECKED.finditer(proc.stdout)}
-            wall = CHECKED_ALL.search(proc.stdout)
-            charge_shared(time.perf_counter() - start, checked, float(wall[1]) if wall else 0.0)
-        else:
-            charge(COURSE_WIDE, time.perf_counter() - start)
+        # A build of lessons/: their checks are theirs; of other lessons (fixtures): course-wide.
+        checked = {m[1]: float(m[2]) for m in CHECKED.finditer(proc.stdout)} if lessons is None else {}
+        wall = CHECKED_ALL.search(proc.stdout) if checked else None
+        charge_shared(time.perf_counter() - start, checked, float(wall[1]) if wall else 0.0)
     return shared_folder(tmp_path_factory, name, build) / "dist"
 
 
